@@ -1,0 +1,42 @@
+// Shared helpers for Lumen's generators: the interleaved u8 image layout and schedules.
+#pragma once
+
+#include "Halide.h"
+
+namespace lumen {
+
+using namespace Halide;
+
+// Interleaved u8 images: dim 0 = channel (stride 1), dim 1 = x (stride = channels), dim 2 = y
+// (any row stride). All Lumen buffers start at 0.
+template<typename Buf>
+void interleaved(Buf &b) {
+    b.dim(0).set_min(0).set_stride(1);
+    b.dim(1).set_min(0).set_stride(b.dim(0).extent());
+    b.dim(2).set_min(0);
+}
+
+// Rows per parallel task on the CPU.
+constexpr int kRowsPerTask = 16;
+
+// Schedules the output `f(c, x, y)` once per channel count in `counts`: channels innermost and
+// unrolled, x vectorized (rows at least one vector wide), strips of kRowsPerTask rows in parallel
+// (loops "yo" / "yi", for producers stored per strip and computed per row). On a GPU: 2D tiles
+// of threads (block loops "xo" / "yo", thread loops "xt" / "yt"), channels unrolled per thread.
+inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
+                                 Var y, int vec, std::vector<int> counts = {1, 3, 4}) {
+    Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi");
+    for (int k : counts) {
+        Stage s = f.specialize(channels == k);
+        if (t.has_gpu_feature()) {
+            s.reorder(c, x, y).gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
+        } else {
+            s.reorder(c, x, y).split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf).parallel(yo);
+            s.specialize(width >= vec).vectorize(x, vec);
+        }
+        s.unroll(c);
+    }
+    f.specialize_fail("lumen: unsupported channel count");
+}
+
+}  // namespace lumen

@@ -1,0 +1,32 @@
+// gaussian_blur: separable Gaussian (sigma 0.5..16, radius ceil(3 sigma)), clamp-to-edge.
+#include "blur.h"
+
+namespace {
+using namespace Halide;
+
+class GaussianBlurGen : public Generator<GaussianBlurGen> {
+public:
+    Input<Buffer<uint8_t>> input{"input", 3};
+    Input<Buffer<uint16_t>> weights{"weights", 1};  // 2 * radius + 1 Q14 taps
+    Input<int> radius{"radius"};
+    Output<Buffer<uint8_t>> output{"output", 3};
+
+    void generate() {
+        Var c("c"), x("x"), y("y");
+        lumen::GaussianBlur blur(BoundaryConditions::repeat_edge(input), weights, radius, c, x, y);
+        output(c, x, y) = blur.out(c, x, y);
+
+        lumen::interleaved(input);
+        lumen::interleaved(output);
+        output.dim(0).set_extent(input.dim(0).extent());
+        weights.dim(0).set_bounds(0, 2 * radius + 1);
+        int vec = natural_vector_size<uint16_t>();
+        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
+                                    get_target(), c, x, y, vec);
+        blur.schedule(output, get_target(), c, x, y, vec);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(GaussianBlurGen, lumen_gaussian_blur)

@@ -1,0 +1,30 @@
+// grayscale: RGB or RGBA -> gray with BT.601 integer weights,
+// Y = (77 R + 150 G + 29 B + 128) >> 8 (weights sum to 256; alpha ignored).
+#include "common.h"
+
+namespace {
+using namespace Halide;
+
+class Grayscale : public Generator<Grayscale> {
+public:
+    Input<Buffer<uint8_t>> input{"input", 3};
+    Output<Buffer<uint8_t>> output{"output", 3};
+
+    void generate() {
+        Var c("c"), x("x"), y("y");
+        auto in = [&](int ch) { return cast<uint16_t>(input(ch, x, y)); };
+        Expr luma = (77 * in(0) + 150 * in(1) + 29 * in(2) + 128) >> 8;
+        output(c, x, y) = cast<uint8_t>(luma);
+
+        lumen::interleaved(input);
+        lumen::interleaved(output);
+        output.dim(0).set_bounds(0, 1);
+        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
+                                    get_target(), c, x, y, natural_vector_size<uint16_t>() * 2,
+                                    {3, 4});
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(Grayscale, lumen_grayscale)

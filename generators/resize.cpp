@@ -1,0 +1,61 @@
+// resize: bilinear, pixel centres aligned like OpenCV INTER_LINEAR, in exact integer arithmetic.
+// For output column x: s = ((2x + 1) * in_w - out_w) / (2 out_w) (negative -> 0), x0 = floor(s),
+// x1 = min(x0 + 1, in_w - 1), wx1 = round(frac(s) * 2048), wx0 = 2048 - wx1; rows likewise;
+// out = (wy0 (wx0 p00 + wx1 p01) + wy1 (wx0 p10 + wx1 p11) + 2^21) >> 22.
+#include "common.h"
+
+namespace {
+using namespace Halide;
+
+class Resize : public Generator<Resize> {
+public:
+    Input<Buffer<uint8_t>> input{"input", 3};
+    Input<int> out_width{"out_width"};  // = the output's extents (needed before it is defined)
+    Input<int> out_height{"out_height"};
+    Output<Buffer<uint8_t>> output{"output", 3};
+
+    void generate() {
+        Var c("c"), x("x"), y("y"), i("i");
+        Func xs("xs"), ys("ys");  // per column / row: {first tap, second tap, Q11 weight of second}
+        taps(xs, i, input.dim(1).extent(), out_width);
+        taps(ys, i, input.dim(2).extent(), out_height);
+
+        auto p = [&](Expr xx, Expr yy) {  // taps are in range by construction; tell Halide so
+            xx = unsafe_promise_clamped(xx, 0, input.dim(1).extent() - 1);
+            yy = unsafe_promise_clamped(yy, 0, input.dim(2).extent() - 1);
+            return cast<int32_t>(input(c, xx, yy));
+        };
+        Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
+        Expr top = wx0 * p(xs(x)[0], ys(y)[0]) + wx1 * p(xs(x)[1], ys(y)[0]);
+        Expr bottom = wx0 * p(xs(x)[0], ys(y)[1]) + wx1 * p(xs(x)[1], ys(y)[1]);
+        output(c, x, y) = cast<uint8_t>((wy0 * top + wy1 * bottom + (1 << 21)) >> 22);
+
+        lumen::interleaved(input);
+        lumen::interleaved(output);
+        output.dim(0).set_extent(input.dim(0).extent());
+        output.dim(1).set_extent(out_width);
+        output.dim(2).set_extent(out_height);
+        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
+                                    get_target(), c, x, y, natural_vector_size<int32_t>());
+        if (!get_target().has_gpu_feature()) {
+            xs.compute_root();
+            ys.compute_root();
+        }
+    }
+
+private:
+    // 64-bit so that (2i + 1) * in_extent cannot overflow for any image Lumen accepts.
+    static void taps(Func f, Var i, Expr in_extent, Expr out_extent) {
+        Expr n = cast<int64_t>(in_extent), m = cast<int64_t>(out_extent);
+        Expr num = max(cast<int64_t>(0), (2 * cast<int64_t>(i) + 1) * n - m);
+        Expr den = 2 * m;
+        Expr t0 = min(num / den, n - 1);
+        Expr t1 = min(t0 + 1, n - 1);
+        Expr w1 = ((num % den) * 2048 + m) / den;
+        f(i) = {cast<int32_t>(t0), cast<int32_t>(t1), cast<int32_t>(w1)};
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(Resize, lumen_resize)

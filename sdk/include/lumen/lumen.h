@@ -1,0 +1,169 @@
+/* Lumen: image processing pipelines built with Halide, behind a small C API.
+ *
+ * Images are 8-bit, interleaved (1 = gray, 3 = RGB, 4 = RGBA channels), with any row stride.
+ * Every function that can fail returns a lumen_status; on failure nothing is written to the
+ * destination and lumen_last_error() holds a message for the calling thread. Lumen never prints
+ * and never aborts. All functions are thread-safe; one image must not be used by two calls at
+ * the same time. */
+#ifndef LUMEN_LUMEN_H
+#define LUMEN_LUMEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lumen/version.h"
+
+#if defined(_WIN32) && !defined(LUMEN_STATIC)
+#  if defined(LUMEN_BUILDING)
+#    define LUMEN_API __declspec(dllexport)
+#  else
+#    define LUMEN_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) && defined(LUMEN_BUILDING)
+#  define LUMEN_API __attribute__((visibility("default")))
+#else
+#  define LUMEN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Version ------------------------------------------------------------------------------ */
+
+/* LUMEN_VERSION_NUMBER of the library actually loaded (may differ from the header's). */
+LUMEN_API unsigned lumen_version(void);
+/* "MAJOR.MINOR.PATCH" of the library actually loaded. */
+LUMEN_API const char *lumen_version_string(void);
+
+/* ---- Status and errors -------------------------------------------------------------------- */
+
+typedef enum lumen_status {
+    LUMEN_OK = 0,
+    LUMEN_ERROR_INVALID_ARGUMENT = 1,    /* NULL pointer, bad size or stride, value out of range */
+    LUMEN_ERROR_UNSUPPORTED_FORMAT = 2,  /* channel count the operation does not take */
+    LUMEN_ERROR_SIZE_MISMATCH = 3,       /* destination does not fit the source */
+    LUMEN_ERROR_OUT_OF_MEMORY = 4,
+    LUMEN_ERROR_BACKEND_UNAVAILABLE = 5, /* backend not built in, or no driver / device */
+    LUMEN_ERROR_DEVICE = 6,              /* a GPU driver call failed */
+    LUMEN_ERROR_INTERNAL = 7             /* a Halide error Lumen did not expect */
+} lumen_status;
+
+/* A static, human-readable name for a status ("ok", "invalid argument", ...). */
+LUMEN_API const char *lumen_status_string(lumen_status status);
+/* The message of the last failed Lumen call on this thread, "" after a successful one.
+ * Valid until the next Lumen call on this thread. */
+LUMEN_API const char *lumen_last_error(void);
+
+/* ---- Contexts: where pipelines run -------------------------------------------------------- */
+
+typedef enum lumen_backend {
+    LUMEN_BACKEND_AUTO = 0, /* the device the source lives on, else the CPU */
+    LUMEN_BACKEND_CPU = 1,
+    LUMEN_BACKEND_CUDA = 2,
+    LUMEN_BACKEND_OPENCL = 3
+} lumen_backend;
+
+/* "auto", "cpu", "cuda", "opencl", or NULL for an unknown value. */
+LUMEN_API const char *lumen_backend_name(lumen_backend backend);
+/* 1 if the library was built with pipelines for this backend (AUTO and CPU: always). */
+LUMEN_API int lumen_backend_compiled(lumen_backend backend);
+
+typedef struct lumen_context lumen_context;
+
+/* A context with a backend policy. Passing NULL as a context anywhere means the default context,
+ * whose policy is LUMEN_BACKEND_AUTO unless the environment variable LUMEN_BACKEND
+ * (auto|cpu|cuda|opencl) says otherwise.
+ * Errors: INVALID_ARGUMENT (out is NULL, unknown backend), OUT_OF_MEMORY. */
+LUMEN_API lumen_status lumen_context_create(lumen_backend policy, lumen_context **out);
+LUMEN_API void lumen_context_destroy(lumen_context *ctx); /* NULL is ignored */
+LUMEN_API lumen_backend lumen_context_policy(const lumen_context *ctx);
+
+/* ---- Images ------------------------------------------------------------------------------- */
+
+typedef struct lumen_image lumen_image;
+
+/* Largest accepted width and height; an image's bytes ((height-1)*stride + width*channels)
+ * must also fit in 2^31 - 1. */
+#define LUMEN_MAX_DIMENSION 65535
+
+/* An image owning its memory, rows aligned to 64 bytes, contents undefined.
+ * Errors: INVALID_ARGUMENT (out NULL, width/height < 1 or too large), UNSUPPORTED_FORMAT
+ * (channels not 1, 3 or 4), OUT_OF_MEMORY. */
+LUMEN_API lumen_status lumen_image_create(int width, int height, int channels, lumen_image **out);
+/* An image over the caller's memory (kept by the caller, must outlive the image); stride is the
+ * distance between rows in bytes, >= width * channels. Errors: as lumen_image_create, and
+ * INVALID_ARGUMENT for a NULL data pointer or too small a stride. */
+LUMEN_API lumen_status lumen_image_wrap(void *data, int width, int height, int channels,
+                                        size_t stride, lumen_image **out);
+/* Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
+LUMEN_API void lumen_image_destroy(lumen_image *img);
+
+LUMEN_API int lumen_image_width(const lumen_image *img);    /* 0 for NULL */
+LUMEN_API int lumen_image_height(const lumen_image *img);   /* 0 for NULL */
+LUMEN_API int lumen_image_channels(const lumen_image *img); /* 0 for NULL */
+LUMEN_API size_t lumen_image_stride(const lumen_image *img); /* bytes per row, 0 for NULL */
+/* Where the newest pixels are: LUMEN_BACKEND_CPU (host memory) or the GPU backend holding them.*/
+LUMEN_API lumen_backend lumen_image_location(const lumen_image *img);
+
+typedef enum lumen_access {
+    LUMEN_ACCESS_READ = 1,
+    LUMEN_ACCESS_WRITE = 2,
+    LUMEN_ACCESS_READ_WRITE = 3
+} lumen_access;
+
+/* Host pointer to the pixels (row y starts at data + y * stride). Copies them back from a device
+ * first when a GPU call left them there. With WRITE access the host copy becomes the newest, so a
+ * later GPU call uploads it again: map with WRITE before changing pixels (also of wrapped memory).
+ * Errors: INVALID_ARGUMENT (NULL, bad access), DEVICE (the copy back failed). */
+LUMEN_API lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **data);
+
+/* ---- Pipelines ---------------------------------------------------------------------------- *
+ * Common errors: INVALID_ARGUMENT (NULL image, parameter out of range, src and dst overlapping
+ * where not allowed), UNSUPPORTED_FORMAT, SIZE_MISMATCH, BACKEND_UNAVAILABLE, DEVICE.
+ * Results are bit-exact across CPU variants and backends unless a tolerance is given. */
+
+/* dst = saturate(round(gain * src + bias)) on every channel (alpha too). Same size and channels;
+ * src == dst (in place) allowed. gain, bias finite. Tolerance 1 (float rounding). */
+LUMEN_API lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                    float gain, float bias);
+
+/* RGB/RGBA src -> 1-channel dst of the same size: (77 R + 150 G + 29 B + 128) >> 8 (BT.601). */
+LUMEN_API lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst);
+
+#define LUMEN_SIGMA_MIN 0.5f
+#define LUMEN_SIGMA_MAX 16.0f
+/* Separable Gaussian, radius ceil(3 sigma), Q14 integer taps, clamp-to-edge borders.
+ * Same size and channels; sigma in [LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX]. */
+LUMEN_API lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                           float sigma);
+
+/* Bilinear resize to dst's size (any, up or down), pixel centres as OpenCV INTER_LINEAR, exact
+ * integer weights (Q11). Same channels. */
+LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst);
+
+/* Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge:
+ * min(255, floor(sqrt(gx^2 + gy^2) + 0.5)). dst: same size, 1 channel. */
+LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst);
+
+#define LUMEN_AMOUNT_MAX 16.0f
+/* dst = saturate(round(b + amount * (src - b))), b = lumen_gaussian_blur(src, sigma): amount 1
+ * returns src, > 1 sharpens, 0 blurs. amount in [0, LUMEN_AMOUNT_MAX]. Tolerance 1. */
+LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                          float sigma, float amount);
+
+/* ---- CPU variants and threads ------------------------------------------------------------- */
+
+/* The CPU variant Lumen runs on this machine: "avx512", "avx2", "sse41" or "baseline". The
+ * environment variable LUMEN_MAX_CPU_ISA (same names), read once at the first Lumen call, caps
+ * it; the choice is fixed for the life of the process. */
+LUMEN_API const char *lumen_cpu_variant(void);
+
+/* Threads for CPU pipelines (one pool for all of Lumen); 0 = one per core. Returns the old value.*/
+LUMEN_API int lumen_set_num_threads(int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LUMEN_LUMEN_H */

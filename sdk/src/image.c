@@ -1,0 +1,212 @@
+/* Images: host memory described by a halide_buffer_t, plus where the newest pixels live. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if LUMEN__HAVE_CUDA
+#  include <HalideRuntimeCuda.h>
+#endif
+#if LUMEN__HAVE_OPENCL
+#  include <HalideRuntimeOpenCL.h>
+#endif
+
+enum { ROW_ALIGN = 64 };
+
+const struct halide_device_interface_t *lumen__device_interface(lumen_backend backend) {
+    switch (backend) {
+#if LUMEN__HAVE_CUDA
+    case LUMEN_BACKEND_CUDA: return halide_cuda_device_interface();
+#endif
+#if LUMEN__HAVE_OPENCL
+    case LUMEN_BACKEND_OPENCL: return halide_opencl_device_interface();
+#endif
+    default: return NULL;
+    }
+}
+
+static lumen_backend backend_of(const struct halide_device_interface_t *iface) {
+    for (int b = LUMEN_BACKEND_CUDA; b <= LUMEN_BACKEND_OPENCL; b++) {
+        if (iface && iface == lumen__device_interface((lumen_backend)b)) return (lumen_backend)b;
+    }
+    return LUMEN_BACKEND_CPU;
+}
+
+static int device_dirty(const lumen_image *img) {
+    return (img->buf.flags & halide_buffer_flag_device_dirty) != 0;
+}
+
+static void set_flag(lumen_image *img, uint64_t flag, int on) {
+    img->buf.flags = on ? (img->buf.flags | flag) : (img->buf.flags & ~flag);
+}
+
+static size_t image_bytes(const lumen_image *img) {
+    return (size_t)(img->dim[2].extent - 1) * (size_t)img->dim[2].stride +
+           (size_t)img->dim[1].extent * (size_t)img->dim[0].extent;
+}
+
+/* Width, height, channels and stride within what Halide's 32-bit buffers can address. */
+static lumen_status check_geometry(lumen__call *call, int w, int h, int c, size_t stride) {
+    if (w < 1 || h < 1 || w > LUMEN_MAX_DIMENSION || h > LUMEN_MAX_DIMENSION) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "size %dx%d outside 1..%d", w, h, LUMEN_MAX_DIMENSION);
+    }
+    if (c < 1) return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%d channels", c);
+    if (c != 1 && c != 3 && c != 4) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "%d channels (1, 3 or 4 supported)", c);
+    }
+    size_t row = (size_t)w * (size_t)c;
+    if (stride < row) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "stride %zu < width * channels = %zu", stride, row);
+    }
+    if (stride > (size_t)INT32_MAX || (size_t)(h - 1) * stride > (size_t)INT32_MAX - row) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "image of %dx%dx%d with stride %zu exceeds 2^31 - 1 bytes", w, h, c,
+                           stride);
+    }
+    return LUMEN_OK;
+}
+
+static lumen_status new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
+                              size_t stride, lumen_image **out) {
+    lumen_image *img = (lumen_image *)calloc(1, sizeof *img);
+    if (!img) {
+        free(owned);
+        return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for an image");
+    }
+    img->dim[0].extent = c;
+    img->dim[0].stride = 1;
+    img->dim[1].extent = w;
+    img->dim[1].stride = c;
+    img->dim[2].extent = h;
+    img->dim[2].stride = (int32_t)stride;
+    img->buf.host = data;
+    img->buf.type.code = halide_type_uint;
+    img->buf.type.bits = 8;
+    img->buf.type.lanes = 1;
+    img->buf.dimensions = 3;
+    img->buf.dim = img->dim;
+    img->buf.flags = halide_buffer_flag_host_dirty; /* the caller may have written it */
+    img->owned = owned;
+    *out = img;
+    return LUMEN_OK;
+}
+
+lumen_status lumen_image_create(int width, int height, int channels, lumen_image **out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_create", NULL);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels : 0;
+    size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
+    lumen_status st = check_geometry(&call, width, height, channels, stride);
+    if (st) return st;
+    void *owned = malloc(stride * (size_t)height + ROW_ALIGN);
+    if (!owned) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
+    uint8_t *data = (uint8_t *)owned + (ROW_ALIGN - (uintptr_t)owned % ROW_ALIGN) % ROW_ALIGN;
+    return new_image(&call, data, owned, width, height, channels, stride, out);
+}
+
+lumen_status lumen_image_wrap(void *data, int width, int height, int channels, size_t stride,
+                              lumen_image **out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_wrap", NULL);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
+    lumen_status st = check_geometry(&call, width, height, channels, stride);
+    if (st) return st;
+    return new_image(&call, (uint8_t *)data, NULL, width, height, channels, stride, out);
+}
+
+void lumen_image_destroy(lumen_image *img) {
+    if (!img) return;
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_destroy", NULL);
+    if (img->buf.device) halide_device_free(&call, &img->buf);
+    free(img->owned);
+    free(img);
+}
+
+int lumen_image_width(const lumen_image *img) { return img ? img->dim[1].extent : 0; }
+int lumen_image_height(const lumen_image *img) { return img ? img->dim[2].extent : 0; }
+int lumen_image_channels(const lumen_image *img) { return img ? img->dim[0].extent : 0; }
+size_t lumen_image_stride(const lumen_image *img) {
+    return img ? (size_t)img->dim[2].stride : 0;
+}
+
+lumen_backend lumen_image_location(const lumen_image *img) {
+    return img && device_dirty(img) ? backend_of(img->buf.device_interface) : LUMEN_BACKEND_CPU;
+}
+
+/* Brings the newest pixels to the host. */
+static lumen_status to_host(lumen__call *call, lumen_image *img) {
+    if (!device_dirty(img)) return LUMEN_OK;
+    return lumen__halide_status(call, halide_copy_to_host(call, &img->buf));
+}
+
+lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **data) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_map", NULL);
+    if (data) *data = NULL;
+    if (!img || !data) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                           img ? "data" : "img");
+    }
+    if (access < LUMEN_ACCESS_READ || access > LUMEN_ACCESS_READ_WRITE) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown access %d", (int)access);
+    }
+    call.backend = lumen_image_location(img);
+    lumen_status st = to_host(&call, img);
+    if (st) return st;
+    if (access & LUMEN_ACCESS_WRITE) set_flag(img, halide_buffer_flag_host_dirty, 1);
+    *data = img->buf.host;
+    return LUMEN_OK;
+}
+
+lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const char *name) {
+    return img ? LUMEN_OK
+               : lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
+}
+
+int lumen__overlap(const lumen_image *a, const lumen_image *b) {
+    const uint8_t *a0 = a->buf.host, *b0 = b->buf.host;
+    return a0 < b0 + image_bytes(b) && b0 < a0 + image_bytes(a);
+}
+
+lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
+                            lumen_backend *backend) {
+    lumen_backend b = call->ctx->policy;
+    if (b == LUMEN_BACKEND_AUTO) b = lumen_image_location(src);
+    call->backend = b;
+    *backend = b;
+    const struct halide_device_interface_t *iface = lumen__device_interface(b);
+    if (b != LUMEN_BACKEND_CPU && !iface) {
+        return lumen__fail(call, LUMEN_ERROR_BACKEND_UNAVAILABLE,
+                           "Lumen was built without the %s backend", lumen_backend_name(b));
+    }
+    /* Source: newest pixels to where they are needed. Halide uploads a host-dirty input itself;
+     * memory on another device is released so Halide never switches a buffer's interface. */
+    if (src->buf.device && src->buf.device_interface != iface) {
+        lumen_status st = to_host(call, src);
+        if (st) return st;
+        if (iface) {
+            st = lumen__halide_status(call, halide_device_free(call, &src->buf));
+            if (st) return st;
+            set_flag(src, halide_buffer_flag_host_dirty, 1);
+        }
+    }
+    if (dst == src) return LUMEN_OK;
+    /* Destination: fully overwritten, so its old pixels are dropped, not copied. */
+    if (dst->buf.device && dst->buf.device_interface != iface && iface) {
+        set_flag(dst, halide_buffer_flag_device_dirty, 0);
+        lumen_status st = lumen__halide_status(call, halide_device_free(call, &dst->buf));
+        if (st) return st;
+    }
+    set_flag(dst, iface ? halide_buffer_flag_host_dirty : halide_buffer_flag_device_dirty, 0);
+    return LUMEN_OK;
+}
+
+void lumen__finish_cpu(lumen_image *dst) { set_flag(dst, halide_buffer_flag_host_dirty, 1); }

@@ -1,0 +1,242 @@
+/* Version, status, per-thread errors, contexts and the one-time Halide runtime set-up. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_WIN32)
+#  include <windows.h>
+#else
+#  include <pthread.h>
+#endif
+
+unsigned lumen_version(void) { return LUMEN_VERSION_NUMBER; }
+const char *lumen_version_string(void) { return LUMEN_VERSION_STRING; }
+
+const char *lumen_status_string(lumen_status status) {
+    switch (status) {
+    case LUMEN_OK: return "ok";
+    case LUMEN_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case LUMEN_ERROR_UNSUPPORTED_FORMAT: return "unsupported format";
+    case LUMEN_ERROR_SIZE_MISMATCH: return "size mismatch";
+    case LUMEN_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case LUMEN_ERROR_BACKEND_UNAVAILABLE: return "backend unavailable";
+    case LUMEN_ERROR_DEVICE: return "device error";
+    case LUMEN_ERROR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+static LUMEN__THREAD_LOCAL char last_error[LUMEN__MESSAGE_SIZE];
+
+const char *lumen_last_error(void) { return last_error; }
+
+lumen_status lumen__fail(const lumen__call *call, lumen_status status, const char *fmt, ...) {
+    int n = snprintf(last_error, sizeof last_error, "%s: ", call->function);
+    va_list args;
+    va_start(args, fmt);
+    if (n > 0 && (size_t)n < sizeof last_error) {
+        vsnprintf(last_error + n, sizeof last_error - (size_t)n, fmt, args);
+    }
+    va_end(args);
+    return status;
+}
+
+/* ---- Backends and contexts ---------------------------------------------------------------- */
+
+const char *lumen_backend_name(lumen_backend backend) {
+    switch (backend) {
+    case LUMEN_BACKEND_AUTO: return "auto";
+    case LUMEN_BACKEND_CPU: return "cpu";
+    case LUMEN_BACKEND_CUDA: return "cuda";
+    case LUMEN_BACKEND_OPENCL: return "opencl";
+    }
+    return NULL;
+}
+
+int lumen_backend_compiled(lumen_backend backend) {
+    switch (backend) {
+    case LUMEN_BACKEND_AUTO:
+    case LUMEN_BACKEND_CPU: return 1;
+    case LUMEN_BACKEND_CUDA:
+    case LUMEN_BACKEND_OPENCL: return lumen__device_interface(backend) != NULL;
+    }
+    return 0;
+}
+
+static lumen_context default_context = {LUMEN_BACKEND_AUTO};
+
+lumen_status lumen_context_create(lumen_backend policy, lumen_context **out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_context_create", NULL);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!lumen_backend_name(policy)) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown backend %d", (int)policy);
+    }
+    lumen_context *ctx = (lumen_context *)malloc(sizeof *ctx);
+    if (!ctx) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for a context");
+    ctx->policy = policy;
+    *out = ctx;
+    return LUMEN_OK;
+}
+
+void lumen_context_destroy(lumen_context *ctx) { free(ctx); }
+
+lumen_backend lumen_context_policy(const lumen_context *ctx) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_context_policy", (lumen_context *)ctx);
+    return call.ctx->policy;
+}
+
+/* ---- Halide runtime hooks ----------------------------------------------------------------- */
+
+/* Errors land in the failing call's user_context: first message wins (workers may race). */
+static void on_halide_error(void *user_context, const char *msg) {
+    lumen__call *call = (lumen__call *)user_context;
+    if (!call) return;
+#if defined(_MSC_VER)
+    if (InterlockedExchange((volatile LONG *)&call->failed, 1)) return;
+#else
+    if (__atomic_exchange_n(&call->failed, 1, __ATOMIC_ACQ_REL)) return;
+#endif
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--;
+    if (n >= sizeof call->message) n = sizeof call->message - 1;
+    memcpy(call->message, msg, n);
+    call->message[n] = '\0';
+}
+
+/* A library must not write to the host process's stderr. */
+static void on_halide_print(void *user_context, const char *msg) {
+    (void)user_context;
+    (void)msg;
+}
+
+/* CPU ISA levels, in the order of LUMEN_MAX_CPU_ISA's names. */
+enum { ISA_BASELINE, ISA_SSE41, ISA_AVX2, ISA_AVX512, ISA_COUNT };
+static const char *const isa_names[ISA_COUNT] = {"baseline", "sse41", "avx2", "avx512"};
+static int isa_cap = ISA_AVX512;
+static volatile int isa_chosen = -1;
+
+static int has_feature(int count, const uint64_t *features, int f) {
+    return f / 64 < count && ((features[f / 64] >> (f % 64)) & 1);
+}
+
+/* The ISA level a variant's feature set needs. */
+static int isa_level(int count, const uint64_t *features) {
+    static const int avx512[] = {halide_target_feature_avx512, halide_target_feature_avx512_knl,
+                                 halide_target_feature_avx512_skylake,
+                                 halide_target_feature_avx512_cannonlake,
+                                 halide_target_feature_avx512_sapphirerapids};
+    static const int avx2[] = {halide_target_feature_avx, halide_target_feature_avx2,
+                               halide_target_feature_fma, halide_target_feature_f16c};
+    for (size_t i = 0; i < sizeof avx512 / sizeof *avx512; i++) {
+        if (has_feature(count, features, avx512[i])) return ISA_AVX512;
+    }
+    for (size_t i = 0; i < sizeof avx2 / sizeof *avx2; i++) {
+        if (has_feature(count, features, avx2[i])) return ISA_AVX2;
+    }
+    return has_feature(count, features, halide_target_feature_sse41) ? ISA_SSE41 : ISA_BASELINE;
+}
+
+/* Halide's multi-target wrappers ask this, best variant first, on their first call. */
+static int can_use_target_features(int count, const uint64_t *features) {
+    int level = isa_level(count, features);
+    if (level > isa_cap || !halide_default_can_use_target_features(count, features)) return 0;
+    isa_chosen = level;
+    return 1;
+}
+
+static int parse_backend(const char *s, lumen_backend *out) {
+    for (int b = LUMEN_BACKEND_AUTO; b <= LUMEN_BACKEND_OPENCL; b++) {
+        if (strcmp(s, lumen_backend_name((lumen_backend)b)) == 0) {
+            *out = (lumen_backend)b;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void init_once(void) {
+    halide_set_error_handler(on_halide_error);
+    halide_set_custom_print(on_halide_print);
+    const char *cap = getenv("LUMEN_MAX_CPU_ISA");
+    for (int i = 0; cap && i < ISA_COUNT; i++) {
+        if (strcmp(cap, isa_names[i]) == 0) isa_cap = i;
+    }
+    halide_set_custom_can_use_target_features(can_use_target_features);
+    const char *backend = getenv("LUMEN_BACKEND");
+    if (backend) parse_backend(backend, &default_context.policy);
+}
+
+#if defined(_WIN32)
+static BOOL CALLBACK init_once_win(PINIT_ONCE once, PVOID param, PVOID *ctx) {
+    (void)once, (void)param, (void)ctx;
+    init_once();
+    return TRUE;
+}
+#endif
+
+void lumen__begin(lumen__call *call, const char *function, lumen_context *ctx) {
+#if defined(_WIN32)
+    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    InitOnceExecuteOnce(&once, init_once_win, NULL, NULL);
+#else
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_once);
+#endif
+    call->function = function;
+    call->ctx = ctx ? ctx : &default_context;
+    call->backend = LUMEN_BACKEND_CPU;
+    call->failed = 0;
+    call->message[0] = '\0';
+    last_error[0] = '\0';
+}
+
+lumen_status lumen__halide_status(lumen__call *call, int code) {
+    if (code == 0) return LUMEN_OK;
+    const char *msg = call->message[0] ? call->message : "(no message)";
+    lumen_status status;
+    switch (code) {
+    case halide_error_code_out_of_memory:
+    case halide_error_code_buffer_allocation_too_large: status = LUMEN_ERROR_OUT_OF_MEMORY; break;
+    case halide_error_code_copy_to_host_failed:
+    case halide_error_code_copy_to_device_failed:
+    case halide_error_code_device_malloc_failed:
+    case halide_error_code_device_sync_failed:
+    case halide_error_code_device_free_failed:
+    case halide_error_code_device_run_failed:
+    case halide_error_code_device_buffer_copy_failed: status = LUMEN_ERROR_DEVICE; break;
+    default:
+        /* GPU runtimes report driver failures (no library, no device, ...) as generic errors or
+         * as the driver's own codes. */
+        status = call->backend > LUMEN_BACKEND_CPU ? LUMEN_ERROR_DEVICE : LUMEN_ERROR_INTERNAL;
+        break;
+    }
+    return lumen__fail(call, status, "Halide error %d: %s", code, msg);
+}
+
+/* ---- CPU variant and threads -------------------------------------------------------------- */
+
+const char *lumen_cpu_variant(void) {
+    if (isa_chosen < 0) {
+        /* No CPU pipeline has run yet: run a 1x1 one so the wrappers make their choice. */
+        uint8_t px = 0;
+        lumen_image *img = NULL;
+        lumen_context cpu = {LUMEN_BACKEND_CPU};
+        if (lumen_image_wrap(&px, 1, 1, 1, 1, &img) == LUMEN_OK) {
+            lumen_levels(&cpu, img, img, 1.0f, 0.0f);
+            lumen_image_destroy(img);
+        }
+    }
+    return isa_chosen < 0 ? "baseline" : isa_names[isa_chosen];
+}
+
+int lumen_set_num_threads(int n) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_set_num_threads", NULL);
+    return halide_set_num_threads(n < 0 ? 0 : n);
+}
