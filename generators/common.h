@@ -23,8 +23,10 @@ constexpr int kRowsPerTask = 16;
 // unrolled, x vectorized (rows at least one vector wide), strips of kRowsPerTask rows in parallel
 // (loops "yo" / "yi", for producers stored per strip and computed per row). On a GPU: 2D tiles
 // of threads (block loops "xo" / "yo", thread loops "xt" / "yt"), channels unrolled per thread.
+// In-place pipelines need x_tail = GuardWithIf: ShiftInwards recomputes (rereads) some pixels.
 inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
-                                 Var y, int vec, std::vector<int> counts = {1, 3, 4}) {
+                                 Var y, int vec, std::vector<int> counts = {1, 3, 4},
+                                 TailStrategy x_tail = TailStrategy::ShiftInwards) {
     Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi");
     for (int k : counts) {
         Stage s = f.specialize(channels == k);
@@ -32,7 +34,7 @@ inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target
             s.reorder(c, x, y).gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
         } else {
             s.reorder(c, x, y).split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf).parallel(yo);
-            s.specialize(width >= vec).vectorize(x, vec);
+            s.specialize(width >= vec).vectorize(x, vec, x_tail);
         }
         s.unroll(c);
     }

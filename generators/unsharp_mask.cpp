@@ -1,5 +1,6 @@
-// unsharp_mask: out = saturate(round(blur + amount * (in - blur))), blur as in gaussian_blur;
-// one fused pipeline. amount 1 returns the input, > 1 sharpens, 0 gives the blur.
+// unsharp_mask: out = saturate((4096 blur + a (in - blur) + 2048) >> 12), blur as in
+// gaussian_blur, a = amount in Q12; one fused pipeline. amount 1 returns the input, > 1 sharpens,
+// 0 gives the blur.
 #include "blur.h"
 
 namespace {
@@ -10,15 +11,15 @@ public:
     Input<Buffer<uint8_t>> input{"input", 3};
     Input<Buffer<uint16_t>> weights{"weights", 1};
     Input<int> radius{"radius"};
-    Input<float> amount{"amount"};
+    Input<int32_t> amount{"amount"};  // Q12, 0..2^16
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
         Var c("c"), x("x"), y("y");
         lumen::GaussianBlur blur(BoundaryConditions::repeat_edge(input), weights, radius, c, x, y);
-        Expr b = cast<float>(blur.out(c, x, y));
-        Expr v = b + amount * (cast<float>(input(c, x, y)) - b);
-        output(c, x, y) = cast<uint8_t>(clamp(round(v), 0.0f, 255.0f));
+        Expr b = cast<int32_t>(blur.out(c, x, y));
+        Expr v = (b * 4096 + amount * (cast<int32_t>(input(c, x, y)) - b) + 2048) >> 12;
+        output(c, x, y) = cast<uint8_t>(clamp(v, 0, 255));
 
         lumen::interleaved(input);
         lumen::interleaved(output);

@@ -130,16 +130,21 @@ static lumen_status finish(lumen__call *call, lumen_image *dst, int rc) {
 #define LUMEN__PREPARE()                                                      \
     if ((st = lumen__prepare(&call, src, dst, &b))) return st
 
+/* v in Q12 fixed point, rounded half up. */
+static int32_t q12(float v) { return (int32_t)floor((double)v * 4096.0 + 0.5); }
+
 lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst, float gain,
                           float bias) {
-    typedef int (*fn_t)(const void *, buf_t *, float, float, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(levels);
     LUMEN__START("lumen_levels", ((shape){ANY_CHANNELS, 0, 1, 1}));
-    if (!isfinite(gain) || !isfinite(bias)) {
-        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "gain and bias must be finite");
+    if (!(fabsf(gain) <= LUMEN_GAIN_MAX && fabsf(bias) <= LUMEN_BIAS_MAX)) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "gain %g, bias %g: need |gain| <= %g, |bias| <= %g", (double)gain,
+                           (double)bias, (double)LUMEN_GAIN_MAX, (double)LUMEN_BIAS_MAX);
     }
     LUMEN__PREPARE();
-    return finish(&call, dst, fns[b](&call, &src->buf, gain, bias, &dst->buf));
+    return finish(&call, dst, fns[b](&call, &src->buf, q12(gain), q12(bias), &dst->buf));
 }
 
 lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
@@ -182,7 +187,7 @@ lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst)
 
 lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                 float sigma, float amount) {
-    typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, float, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(unsharp_mask);
     LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0}));
     if ((st = check_sigma(&call, sigma))) return st;
@@ -193,6 +198,6 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    st = finish(&call, dst, fns[b](&call, &src->buf, &t.buf, t.radius, amount, &dst->buf));
+    st = finish(&call, dst, fns[b](&call, &src->buf, &t.buf, t.radius, q12(amount), &dst->buf));
     return release_taps(&call, &t, st);
 }

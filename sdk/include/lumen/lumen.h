@@ -121,10 +121,14 @@ LUMEN_API lumen_status lumen_image_map(lumen_image *img, lumen_access access, ui
 /* ---- Pipelines ---------------------------------------------------------------------------- *
  * Common errors: INVALID_ARGUMENT (NULL image, parameter out of range, src and dst overlapping
  * where not allowed), UNSUPPORTED_FORMAT, SIZE_MISMATCH, BACKEND_UNAVAILABLE, DEVICE.
- * Results are bit-exact across CPU variants and backends unless a tolerance is given. */
+ * Integer arithmetic throughout: results are bit-exact across CPU variants and backends. */
 
-/* dst = saturate(round(gain * src + bias)) on every channel (alpha too). Same size and channels;
- * src == dst (in place) allowed. gain, bias finite. Tolerance 1 (float rounding). */
+#define LUMEN_GAIN_MAX 256.0f
+#define LUMEN_BIAS_MAX 1024.0f
+/* dst = saturate(floor(g * src + b + 1/2)) on every channel (alpha too), with g = gain and
+ * b = bias rounded (half up) to multiples of 1/4096 (Q12 fixed point, so results are exact on every
+ * target). |gain| <= LUMEN_GAIN_MAX, |bias| <= LUMEN_BIAS_MAX. Same size and channels;
+ * src == dst (in place) allowed. */
 LUMEN_API lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     float gain, float bias);
 
@@ -147,8 +151,9 @@ LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_
 LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
 #define LUMEN_AMOUNT_MAX 16.0f
-/* dst = saturate(round(b + amount * (src - b))), b = lumen_gaussian_blur(src, sigma): amount 1
- * returns src, > 1 sharpens, 0 blurs. amount in [0, LUMEN_AMOUNT_MAX]. Tolerance 1. */
+/* dst = saturate(floor(b + a * (src - b) + 1/2)), b = lumen_gaussian_blur(src, sigma), a = amount
+ * rounded (half up) to a multiple of 1/4096: amount 1 returns src, > 1 sharpens, 0 blurs.
+ * amount in [0, LUMEN_AMOUNT_MAX]. */
 LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                           float sigma, float amount);
 

@@ -1,0 +1,26 @@
+/* Plain-C reference implementations of Lumen's pipelines, written from the documented
+ * formulas (lumen.h), independent of the Halide code. Images: interleaved u8, any stride. */
+#ifndef LUMEN_TESTS_REFERENCE_H
+#define LUMEN_TESTS_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint8_t *data;
+    int w, h, c;
+    size_t stride;
+} ref_image;
+
+#define REF_PX(img, x, y, ch) ((img).data[(size_t)(y) * (img).stride + (size_t)(x) * (img).c + (ch)])
+
+void ref_levels(ref_image src, ref_image dst, float gain, float bias);
+void ref_grayscale(ref_image src, ref_image dst);
+/* Q14 taps: returns the radius; taps holds 2 * radius + 1 values. */
+int ref_gaussian_taps(float sigma, uint16_t *taps);
+void ref_gaussian_blur(ref_image src, ref_image dst, float sigma);
+void ref_resize(ref_image src, ref_image dst);
+void ref_sobel(ref_image src, ref_image dst);
+void ref_unsharp_mask(ref_image src, ref_image dst, float sigma, float amount);
+
+#endif

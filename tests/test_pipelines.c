@@ -1,0 +1,173 @@
+/* Every pipeline against its plain-C reference on random images, on one backend (argv[1]:
+ * cpu | opencl | cuda). Run once per LUMEN_MAX_CPU_ISA value by ctest. */
+#include "harness.h"
+
+#include <math.h>
+
+typedef enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP } pipe;
+static const char *const names[] = {"levels", "grayscale", "gaussian_blur", "resize", "sobel",
+                                    "unsharp_mask"};
+static lumen_context *ctx;
+static lumen_backend backend;
+
+static float frand(float lo, float hi) { return lo + (hi - lo) * (float)(t_rand() % 10001) / 10000.0f; }
+
+static lumen_status run(pipe p, lumen_image *s, lumen_image *d, float a, float b) {
+    switch (p) {
+    case LEVELS: return lumen_levels(ctx, s, d, a, b);
+    case GRAYSCALE: return lumen_grayscale(ctx, s, d);
+    case BLUR: return lumen_gaussian_blur(ctx, s, d, a);
+    case RESIZE: return lumen_resize(ctx, s, d);
+    case SOBEL: return lumen_sobel(ctx, s, d);
+    case UNSHARP: return lumen_unsharp_mask(ctx, s, d, a, b);
+    }
+    return LUMEN_ERROR_INTERNAL;
+}
+
+static void reference(pipe p, ref_image s, ref_image d, float a, float b) {
+    switch (p) {
+    case LEVELS: ref_levels(s, d, a, b); break;
+    case GRAYSCALE: ref_grayscale(s, d); break;
+    case BLUR: ref_gaussian_blur(s, d, a); break;
+    case RESIZE: ref_resize(s, d); break;
+    case SOBEL: ref_sobel(s, d); break;
+    case UNSHARP: ref_unsharp_mask(s, d, a, b); break;
+    }
+}
+
+/* One run of p on a random w x h x c image (rows padded by pad bytes) into ow x oh. */
+static void check_case(pipe p, int w, int h, int c, int pad, int ow, int oh, float a, float b) {
+    int dc = p == GRAYSCALE || p == SOBEL ? 1 : c;
+    t_image src = t_image_new(w, h, c, pad, 1);
+    t_image dst = t_image_new(ow, oh, dc, pad ? pad + 3 : 0, 0);
+    uint8_t *before = malloc(src.ref.stride * h);
+    memcpy(before, src.mem, src.ref.stride * h);
+    ref_image want = {malloc((size_t)ow * oh * dc), ow, oh, dc, (size_t)ow * dc};
+
+    lumen_status st = run(p, src.img, dst.img, a, b);
+    CHECK(st == LUMEN_OK, "%s %dx%dx%d: %s", names[p], w, h, c, lumen_last_error());
+    if (backend != LUMEN_BACKEND_CPU) {
+        CHECK(lumen_image_location(dst.img) == backend, "%s: result not left on the device",
+              names[p]);
+    }
+    t_sync(&dst);
+    t_sync(&src);
+    reference(p, src.ref, want, a, b);
+    long n_diff;
+    int pad_ok, max = t_compare(&dst, want, &n_diff, &pad_ok);
+    long total = (long)ow * oh * dc;
+    CHECK(max == 0, "%s %dx%dx%d pad %d -> %dx%d "
+          "(a=%g b=%g): max diff %d, %ld of %ld differ", names[p], w, h, c, pad, ow, oh,
+          (double)a, (double)b, max, n_diff, total);
+    CHECK(pad_ok, "%s %dx%dx%d: wrote into row padding", names[p], w, h, c);
+    CHECK(memcmp(before, src.mem, src.ref.stride * h) == 0, "%s: source modified", names[p]);
+    free(before);
+    free(want.data);
+    t_image_free(&src);
+    t_image_free(&dst);
+}
+
+static void check_pipeline(pipe p) {
+    static const int sizes[][2] = {{1, 1}, {7, 3}, {33, 17}, {101, 64}, {16, 200}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        for (int c = 1; c <= 4; c++) {
+            if (c == 2 || (p == GRAYSCALE && c < 3) || (p == SOBEL && c != 1)) continue;
+            int w = sizes[i][0], h = sizes[i][1], pad = (int)(i % 2) * 13;
+            int ow = p == RESIZE ? 1 + (int)(t_rand() % 120) : w;
+            int oh = p == RESIZE ? 1 + (int)(t_rand() % 120) : h;
+            float a = p == LEVELS ? frand(-4.0f, 4.0f) : frand(LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX);
+            float b = p == LEVELS ? frand(-300.0f, 300.0f) : frand(0.0f, 4.0f);
+            check_case(p, w, h, c, pad, ow, oh, a, b);
+        }
+    }
+    /* Full HD, padded rows; resize goes down, then up. */
+    int c = p == SOBEL ? 1 : p == GRAYSCALE ? 4 : 3;
+    float a = p == LEVELS ? 1.3f : 2.0f, b = p == LEVELS ? -20.0f : 1.5f;
+    check_case(p, 1920, 1080, c, 8, p == RESIZE ? 640 : 1920, p == RESIZE ? 360 : 1080, a, b);
+    if (p == RESIZE) check_case(p, 640, 480, c, 0, 1001, 733, a, b);
+}
+
+/* levels may run in place (src == dst). */
+static void check_in_place(void) {
+    t_image img = t_image_new(203, 37, 3, 7, 1);
+    ref_image want = {malloc(203 * 37 * 3), 203, 37, 3, 203 * 3};
+    ref_levels(img.ref, want, 1.7f, -30.0f);
+    CHECK_OK(lumen_levels(ctx, img.img, img.img, 1.7f, -30.0f));
+    t_sync(&img);
+    long n_diff;
+    int pad_ok, max = t_compare(&img, want, &n_diff, &pad_ok);
+    (void)pad_ok; /* the padding is random here, not a canary */
+    CHECK(max == 0, "levels in place: max diff %d, %ld differ", max, n_diff);
+    free(want.data);
+    t_image_free(&img);
+}
+
+/* A chain whose intermediates stay wherever the backend leaves them, vs the same chain on the
+ * CPU reference. */
+static void check_chain(void) {
+    t_image src = t_image_new(257, 131, 3, 5, 1);
+    lumen_image *a = NULL, *b = NULL;
+    CHECK_OK(lumen_image_create(257, 131, 3, &a));
+    CHECK_OK(lumen_image_create(257, 131, 3, &b));
+    t_image out = t_image_new(100, 50, 3, 0, 0);
+    CHECK_OK(lumen_gaussian_blur(ctx, src.img, a, 1.5f));
+    CHECK_OK(lumen_unsharp_mask(ctx, a, b, 2.0f, 1.8f));
+    CHECK_OK(lumen_levels(ctx, b, b, 0.9f, 10.0f));
+    CHECK_OK(lumen_resize(ctx, b, out.img));
+    t_sync(&out);
+
+    ref_image r1 = {malloc(257 * 131 * 3), 257, 131, 3, 257 * 3};
+    ref_image r2 = {malloc(257 * 131 * 3), 257, 131, 3, 257 * 3};
+    ref_image r3 = {malloc(100 * 50 * 3), 100, 50, 3, 300};
+    ref_gaussian_blur(src.ref, r1, 1.5f);
+    ref_unsharp_mask(r1, r2, 2.0f, 1.8f);
+    ref_levels(r2, r2, 0.9f, 10.0f);
+    ref_resize(r2, r3);
+    long n_diff;
+    int pad_ok, max = t_compare(&out, r3, &n_diff, &pad_ok);
+    CHECK(max == 0 && pad_ok, "chain: max diff %d (%ld pixels differ)", max, n_diff);
+    free(r1.data), free(r2.data), free(r3.data);
+    lumen_image_destroy(a);
+    lumen_image_destroy(b);
+    t_image_free(&src);
+    t_image_free(&out);
+}
+
+/* The variant Halide's wrapper should pick: the best this CPU has, capped by LUMEN_MAX_CPU_ISA. */
+static const char *expected_variant(void) {
+    static const char *const levels[] = {"baseline", "sse41", "avx2", "avx512"};
+    __builtin_cpu_init();
+    int best = 0;
+    if (__builtin_cpu_supports("sse4.1")) best = 1;
+    if (best == 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = 2;
+    if (best == 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512cd"))
+        best = 3;
+    const char *cap = getenv("LUMEN_MAX_CPU_ISA");
+    for (int i = 0; cap && i < 4; i++)
+        if (strcmp(cap, levels[i]) == 0 && i < best) best = i;
+    return levels[best];
+}
+
+int main(int argc, char **argv) {
+    const char *name = argc > 1 ? argv[1] : "cpu";
+    for (backend = LUMEN_BACKEND_CPU; backend <= LUMEN_BACKEND_OPENCL; backend++)
+        if (strcmp(name, lumen_backend_name(backend)) == 0) break;
+    if (backend > LUMEN_BACKEND_OPENCL || lumen_context_create(backend, &ctx) != LUMEN_OK) {
+        printf("usage: %s [cpu|cuda|opencl]\n", argv[0]);
+        return 2;
+    }
+    t_seed();
+    for (pipe p = LEVELS; p <= UNSHARP; p++) check_pipeline(p);
+    check_in_place();
+    check_chain();
+    if (backend == LUMEN_BACKEND_CPU) {
+        const char *want = expected_variant(), *got = lumen_cpu_variant();
+        printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,
+               getenv("LUMEN_MAX_CPU_ISA") ? getenv("LUMEN_MAX_CPU_ISA") : "unset");
+        CHECK(strcmp(got, want) == 0, "cpu variant %s, expected %s", got, want);
+    }
+    lumen_context_destroy(ctx);
+    return t_summary();
+}
