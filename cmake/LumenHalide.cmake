@@ -8,9 +8,10 @@
 #     choosing a variant at run time through halide_can_use_target_features;
 #   - lumen__<p>_<backend>: one library per GPU target (backend = cuda, opencl, ... from the target).
 # All are built with user_context and no_runtime, and ONE Halide runtime (lumen__runtime) is made
-# for the union of all targets. <target> becomes an INTERFACE library whose sources are all these
-# objects plus the runtime and whose include directory holds the generated headers; a library that
-# links it gets the objects compiled in. Halide 15+ has add_halide_runtime(); Halide 14 does not,
+# for the union of all targets. <target> becomes an INTERFACE library for compiling against the
+# generated headers (include directory, Halide runtime headers, system libraries); its property
+# LUMEN_OBJECTS lists the objects, runtime included, for a library to add to its sources, and
+# <target>_generate makes them. Halide 15+ has add_halide_runtime(); Halide 14 does not,
 # so the runtime comes from the generator's -r option.
 
 find_package(Halide 14 REQUIRED)
@@ -91,12 +92,12 @@ function(lumen_add_halide_pipelines TARGET)
     add_custom_target(${TARGET}_generate DEPENDS ${objects})
     add_library(${TARGET} INTERFACE)
     add_dependencies(${TARGET} ${TARGET}_generate)
-    target_sources(${TARGET} INTERFACE ${objects})
     target_include_directories(${TARGET} INTERFACE "${dir}")
     target_link_libraries(${TARGET} INTERFACE Halide::Runtime Threads::Threads ${CMAKE_DL_LIBS}
                                               "$<$<NOT:$<PLATFORM_ID:Windows>>:m>")
     list(REMOVE_DUPLICATES backends)
     set_target_properties(${TARGET} PROPERTIES
+                          LUMEN_OBJECTS "${objects}"
                           LUMEN_GPU_BACKENDS "${backends}"
                           LUMEN_CPU_TARGETS "${ARG_CPU_TARGETS}"
                           LUMEN_GPU_TARGETS "${ARG_GPU_TARGETS}")

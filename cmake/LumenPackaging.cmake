@@ -1,0 +1,48 @@
+# CPack: TGZ, ZIP, STGZ (.sh) archives of the whole install tree, and two Debian packages:
+# liblumen1 (runtime: the shared library) and liblumen-dev (headers, static library, CMake and
+# pkg-config files). `cpack --config <build>/CPackConfig.cmake` (or the "packages" preset).
+set(CPACK_PACKAGE_NAME Lumen)
+set(CPACK_PACKAGE_VENDOR "The Lumen developers")
+set(CPACK_PACKAGE_CONTACT "Lumen developers <lumen@example.invalid>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_HOMEPAGE_URL "${PROJECT_HOMEPAGE_URL}")
+set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
+set(CPACK_RESOURCE_FILE_README "${PROJECT_SOURCE_DIR}/README.md")
+set(CPACK_PACKAGE_INSTALL_DIRECTORY "Lumen")
+set(CPACK_PACKAGE_CHECKSUM SHA256)
+if (NOT DEFINED CPACK_SYSTEM_NAME)
+    set(CPACK_SYSTEM_NAME "${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}")
+endif ()
+set(CPACK_PACKAGE_FILE_NAME "Lumen-${PROJECT_VERSION}-${CPACK_SYSTEM_NAME}")
+set(CPACK_COMPONENTS_ALL runtime development)
+set(CPACK_COMPONENT_RUNTIME_DISPLAY_NAME "Lumen runtime library")
+set(CPACK_COMPONENT_DEVELOPMENT_DISPLAY_NAME "Lumen headers, static library, CMake package")
+set(CPACK_COMPONENT_DEVELOPMENT_DEPENDS runtime)
+
+if (WIN32)
+    set(CPACK_GENERATOR ZIP NSIS)
+else ()
+    set(CPACK_GENERATOR TGZ ZIP DEB STGZ)
+endif ()
+
+# Debian: one package per component, named and versioned the Debian way.
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${PROJECT_HOMEPAGE_URL}")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME liblumen${PROJECT_VERSION_MAJOR})
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME liblumen-dev)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
+    "liblumen${PROJECT_VERSION_MAJOR} (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
+    "Lumen image processing library: Halide pipelines (CPU variants, CUDA, OpenCL) with a C API.")
+set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
+    "Lumen development files: C headers, static library, CMake package and pkg-config files.")
+# Debian reads a package description from the component's description.
+set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "${CPACK_COMPONENT_RUNTIME_DESCRIPTION}")
+set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION "${CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION}")
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+
+include(CPack)

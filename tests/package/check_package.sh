@@ -1,0 +1,64 @@
+#!/bin/sh
+# Usage: check_package.sh SOURCE_DIR WORK_DIR GENERATOR PACKAGE [PACKAGE...]
+# Installs the package(s) into a fresh prefix the way a user would, then builds and runs the
+# examples against it (shared and static, CMake and make + pkg-config), checks what they link,
+# moves the prefix and does it again.
+set -eu
+src=$1 work=$2 gen=$3
+shift 3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+case $1 in
+*.tar.gz) tar -xzf "$1" -C "$work"; prefix=$(echo "$work"/Lumen-*) ;;
+*.zip) (cd "$work" && cmake -E tar xf "$1"); prefix=$(echo "$work"/Lumen-*) ;;
+*.sh) prefix=$work/prefix; mkdir -p "$prefix"
+      sh "$1" --prefix="$prefix" --skip-license --exclude-subdir >/dev/null ;;
+*.deb)
+    for deb in "$@"; do
+        dpkg-deb -x "$deb" "$work/root"
+        dpkg-deb -f "$deb" Package Version Depends Section Description Homepage
+    done
+    for deb in "$@"; do
+        case $(dpkg-deb -f "$deb" Package) in
+        liblumen-dev) dpkg-deb -f "$deb" Depends | grep -q "liblumen1 (= " ||
+                          fail "liblumen-dev must depend on liblumen1 of the same version" ;;
+        liblumen1) dpkg-deb -f "$deb" Depends | grep -q "libc6" || fail "no shlibdeps Depends"
+                   [ "$(dpkg-deb -f "$deb" Section)" = libs ] || fail "liblumen1 Section" ;;
+        *) fail "unexpected package in $deb" ;;
+        esac
+    done
+    prefix=$work/root/usr ;;
+*) fail "unknown package kind: $1" ;;
+esac
+[ -f "$prefix/include/lumen/lumen.h" ] || fail "no lumen.h under $prefix"
+[ -f "$prefix/share/doc/lumen/THIRD-PARTY-NOTICES.txt" ] || fail "no Halide notice"
+
+# Builds and runs one example; checks whether it needs liblumen.so.
+consume() { # example flavour prefix
+    b=$work/build-$1-$2-$(basename "$3")
+    shared=ON; [ "$2" = static ] && shared=OFF
+    ctest --build-and-test "$src/examples/$1" "$b" --build-generator "$gen" \
+        --build-options "-DCMAKE_PREFIX_PATH=$3" "-DLumen_SHARED_LIBS=$shared" \
+        --test-command ctest --output-on-failure >"$b.log" 2>&1 || { cat "$b.log"; fail "$1 ($2)"; }
+    if readelf -d "$b/$1" | grep -q 'NEEDED.*liblumen\.so\.1'; then needs=shared; else needs=static; fi
+    [ "$needs" = "$2" ] || fail "$1 built for $2 links like $needs"
+    echo "ok: $1 ($2) against $3"
+}
+for flavour in shared static; do
+    for ex in hello chain; do consume $ex $flavour "$prefix"; done
+done
+
+# make + pkg-config, both flavours.
+for pc in lumen lumen-static; do
+    mkdir -p "$work/make-$pc" && cp "$src/examples/hello/hello.c" "$src/examples/hello/Makefile" "$work/make-$pc"
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -s -C "$work/make-$pc" PKG=$pc >/dev/null ||
+        fail "make with $pc.pc"
+    "$work/make-$pc/hello" >/dev/null || fail "hello built with $pc.pc"
+    echo "ok: hello (make, $pc.pc)"
+done
+
+# Relocatable: move the whole tree, build and run again.
+moved=$work/moved/$(basename "$prefix")
+mkdir -p "$work/moved" && mv "$prefix" "$moved"
+for flavour in shared static; do consume hello $flavour "$moved"; done
