@@ -34,12 +34,16 @@ esac
 [ -f "$prefix/include/lumen/lumen.h" ] || fail "no lumen.h under $prefix"
 [ -f "$prefix/share/doc/lumen/THIRD-PARTY-NOTICES.txt" ] || fail "no Halide notice"
 
-# Builds and runs one example; checks whether it needs liblumen.so.
+# Builds and runs one example; checks whether it needs liblumen.so. hello asks for the flavour as
+# a find_package component, chain through Lumen_SHARED_LIBS.
 consume() { # example flavour prefix
     b=$work/build-$1-$2-$(basename "$3")
-    shared=ON; [ "$2" = static ] && shared=OFF
+    choose="-DLUMEN_COMPONENT=$2"
+    if [ "$1" = chain ]; then
+        choose=-DLumen_SHARED_LIBS=ON; [ "$2" = static ] && choose=-DLumen_SHARED_LIBS=OFF
+    fi
     ctest --build-and-test "$src/examples/$1" "$b" --build-generator "$gen" \
-        --build-options "-DCMAKE_PREFIX_PATH=$3" "-DLumen_SHARED_LIBS=$shared" \
+        --build-options "-DCMAKE_PREFIX_PATH=$3" "$choose" \
         --test-command ctest --output-on-failure >"$b.log" 2>&1 || { cat "$b.log"; fail "$1 ($2)"; }
     if readelf -d "$b/$1" | grep -q 'NEEDED.*liblumen\.so\.1'; then needs=shared; else needs=static; fi
     [ "$needs" = "$2" ] || fail "$1 built for $2 links like $needs"

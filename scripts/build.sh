@@ -1,0 +1,25 @@
+#!/bin/sh
+# The main job: install dependencies, build the SDK (shared + static), make the packages, install
+# the TGZ into a fresh prefix and build + run the examples against it, as a user would.
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/deps.sh
+cmake --preset release
+cmake --build --preset release
+cpack --preset release
+out=build/release/packages
+stage=build/release/demo
+rm -rf "$stage" && mkdir -p "$stage"
+tar -xzf "$out"/Lumen-*-Linux-*.tar.gz -C "$stage"
+prefix=$(echo "$(pwd)/$stage"/Lumen-*)
+for ex in hello chain; do
+    cmake -S "examples/$ex" -B "$stage/$ex" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+    cmake --build "$stage/$ex" >/dev/null
+done
+echo "== Packages in $out:"
+ls -1 "$out" | grep -v sha256
+echo "== examples/hello"
+"$stage/hello/hello"
+echo "== examples/chain (CPU, then OpenCL)"
+"$stage/chain/chain" cpu
+"$stage/chain/chain" opencl || echo "(no usable OpenCL device here)"
