@@ -121,11 +121,45 @@ lumen_status lumen_image_wrap(void *data, int width, int height, int channels, s
     return new_image(&call, (uint8_t *)data, NULL, width, height, channels, stride, out);
 }
 
+/* Transfers, counted against the context `ctx`. */
+static size_t pixel_bytes(const lumen_image *img) {
+    return (size_t)img->dim[0].extent * (size_t)img->dim[1].extent * (size_t)img->dim[2].extent;
+}
+
+static lumen_status to_host(lumen__call *call, lumen_image *img, lumen_context *ctx) {
+    if (!device_dirty(img)) return LUMEN_OK;
+    lumen_status st = lumen__halide_status(call, halide_copy_to_host(call, &img->buf));
+    if (!st) {
+        lumen__count(&ctx->stats.downloads, 1);
+        lumen__count(&ctx->stats.download_bytes, pixel_bytes(img));
+    }
+    return st;
+}
+
+static lumen_status free_device(lumen__call *call, lumen_image *img, lumen_context *ctx) {
+    if (!img->buf.device) return LUMEN_OK;
+    lumen_status st = lumen__halide_status(call, halide_device_free(call, &img->buf));
+    if (!st) lumen__count(&ctx->stats.device_frees, 1);
+    return st;
+}
+
+static lumen_context *owner(const lumen_image *img) {
+    return img->owner ? img->owner : lumen__default_context();
+}
+
+static void set_owner(lumen_image *img, lumen_context *ctx) {
+    if (img->owner == ctx) return;
+    lumen__context_release(img->owner);
+    img->owner = lumen__context_retain(ctx);
+}
+
 void lumen_image_destroy(lumen_image *img) {
     if (!img) return;
     lumen__call call;
     lumen__begin(&call, "lumen_image_destroy", NULL);
-    if (img->buf.device) halide_device_free(&call, &img->buf);
+    call.backend = lumen_image_location(img);
+    free_device(&call, img, owner(img));
+    lumen__context_release(img->owner);
     free(img->owned);
     free(img);
 }
@@ -141,12 +175,6 @@ lumen_backend lumen_image_location(const lumen_image *img) {
     return img && device_dirty(img) ? backend_of(img->buf.device_interface) : LUMEN_BACKEND_CPU;
 }
 
-/* Brings the newest pixels to the host. */
-static lumen_status to_host(lumen__call *call, lumen_image *img) {
-    if (!device_dirty(img)) return LUMEN_OK;
-    return lumen__halide_status(call, halide_copy_to_host(call, &img->buf));
-}
-
 lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **data) {
     lumen__call call;
     lumen__begin(&call, "lumen_image_map", NULL);
@@ -159,7 +187,7 @@ lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **da
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown access %d", (int)access);
     }
     call.backend = lumen_image_location(img);
-    lumen_status st = to_host(&call, img);
+    lumen_status st = to_host(&call, img, owner(img));
     if (st) return st;
     if (access & LUMEN_ACCESS_WRITE) set_flag(img, halide_buffer_flag_host_dirty, 1);
     *data = img->buf.host;
@@ -179,7 +207,10 @@ int lumen__overlap(const lumen_image *a, const lumen_image *b) {
 lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
                             lumen_backend *backend) {
     lumen_backend b = call->ctx->policy;
-    if (b == LUMEN_BACKEND_AUTO) b = lumen_image_location(src);
+    if (b == LUMEN_BACKEND_AUTO) {
+        b = lumen_image_location(src);
+        if (b == LUMEN_BACKEND_CPU) b = lumen__preferred();
+    }
     call->backend = b;
     *backend = b;
     const struct halide_device_interface_t *iface = lumen__device_interface(b);
@@ -187,26 +218,51 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
         return lumen__fail(call, LUMEN_ERROR_BACKEND_UNAVAILABLE,
                            "Lumen was built without the %s backend", lumen_backend_name(b));
     }
+    lumen_status st = lumen__probe(call, b);
+    if (st) return st;
+    lumen_context *ctx = call->ctx;
     /* Source: newest pixels to where they are needed. Halide uploads a host-dirty input itself;
      * memory on another device is released so Halide never switches a buffer's interface. */
     if (src->buf.device && src->buf.device_interface != iface) {
-        lumen_status st = to_host(call, src);
-        if (st) return st;
+        if ((st = to_host(call, src, ctx))) return st;
         if (iface) {
-            st = lumen__halide_status(call, halide_device_free(call, &src->buf));
-            if (st) return st;
+            if ((st = free_device(call, src, ctx))) return st;
             set_flag(src, halide_buffer_flag_host_dirty, 1);
         }
     }
-    if (dst == src) return LUMEN_OK;
-    /* Destination: fully overwritten, so its old pixels are dropped, not copied. */
-    if (dst->buf.device && dst->buf.device_interface != iface && iface) {
-        set_flag(dst, halide_buffer_flag_device_dirty, 0);
-        lumen_status st = lumen__halide_status(call, halide_device_free(call, &dst->buf));
-        if (st) return st;
+    if (dst != src) {
+        /* Destination: fully overwritten, so its old pixels are dropped, not copied. */
+        if (dst->buf.device && dst->buf.device_interface != iface && iface) {
+            set_flag(dst, halide_buffer_flag_device_dirty, 0);
+            if ((st = free_device(call, dst, ctx))) return st;
+        }
+        set_flag(dst, iface ? halide_buffer_flag_host_dirty : halide_buffer_flag_device_dirty, 0);
     }
-    set_flag(dst, iface ? halide_buffer_flag_host_dirty : halide_buffer_flag_device_dirty, 0);
+    call->src = src;
+    call->dst = dst;
+    call->src_flags = src->buf.flags;
+    call->src_device = src->buf.device;
+    call->dst_device = dst->buf.device;
     return LUMEN_OK;
 }
 
-void lumen__finish_cpu(lumen_image *dst) { set_flag(dst, halide_buffer_flag_host_dirty, 1); }
+lumen_status lumen__finish(lumen__call *call, int code) {
+    lumen_status st = lumen__halide_status(call, code);
+    lumen_image *src = call->src, *dst = call->dst;
+    if (call->backend == LUMEN_BACKEND_CPU) {
+        if (!st) set_flag(dst, halide_buffer_flag_host_dirty, 1); /* newer than any device copy */
+        return st;
+    }
+    /* What the Halide call moved, even if it failed part-way. */
+    lumen_context *ctx = call->ctx;
+    if ((call->src_flags & halide_buffer_flag_host_dirty) && !(src->buf.flags & halide_buffer_flag_host_dirty)) {
+        lumen__count(&ctx->stats.uploads, 1);
+        lumen__count(&ctx->stats.upload_bytes, pixel_bytes(src));
+    }
+    if (!call->src_device && src->buf.device) lumen__count(&ctx->stats.device_allocations, 1);
+    if (dst != src && !call->dst_device && dst->buf.device)
+        lumen__count(&ctx->stats.device_allocations, 1);
+    if (src->buf.device) set_owner(src, ctx);
+    if (dst->buf.device) set_owner(dst, ctx);
+    return st;
+}

@@ -66,7 +66,30 @@ int lumen_backend_compiled(lumen_backend backend) {
     return 0;
 }
 
-static lumen_context default_context = {LUMEN_BACKEND_AUTO};
+static lumen_context default_context = {LUMEN_BACKEND_AUTO, -1, {0}};
+
+lumen_context *lumen__default_context(void) { return &default_context; }
+
+#if defined(_MSC_VER)
+#  define ATOMIC_ADD64(p, n) InterlockedExchangeAdd64((volatile LONG64 *)(p), (LONG64)(n))
+#  define ATOMIC_ADD32(p, n) InterlockedExchangeAdd((volatile LONG *)(p), (LONG)(n))
+#  define ATOMIC_LOAD64(p) InterlockedOr64((volatile LONG64 *)(p), 0)
+#else
+#  define ATOMIC_ADD64(p, n) __atomic_fetch_add((p), (n), __ATOMIC_RELAXED)
+#  define ATOMIC_ADD32(p, n) __atomic_fetch_add((p), (n), __ATOMIC_ACQ_REL)
+#  define ATOMIC_LOAD64(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#endif
+
+void lumen__count(uint64_t *counter, uint64_t n) { ATOMIC_ADD64(counter, n); }
+
+lumen_context *lumen__context_retain(lumen_context *ctx) {
+    if (ctx && ctx->refs >= 0) ATOMIC_ADD32(&ctx->refs, 1);
+    return ctx;
+}
+
+void lumen__context_release(lumen_context *ctx) {
+    if (ctx && ctx->refs >= 0 && ATOMIC_ADD32(&ctx->refs, -1) == 1) free(ctx);
+}
 
 lumen_status lumen_context_create(lumen_backend policy, lumen_context **out) {
     lumen__call call;
@@ -76,19 +99,56 @@ lumen_status lumen_context_create(lumen_backend policy, lumen_context **out) {
     if (!lumen_backend_name(policy)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown backend %d", (int)policy);
     }
-    lumen_context *ctx = (lumen_context *)malloc(sizeof *ctx);
+    lumen_context *ctx = (lumen_context *)calloc(1, sizeof *ctx);
     if (!ctx) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for a context");
     ctx->policy = policy;
+    ctx->refs = 1;
     *out = ctx;
     return LUMEN_OK;
 }
 
-void lumen_context_destroy(lumen_context *ctx) { free(ctx); }
+void lumen_context_destroy(lumen_context *ctx) { lumen__context_release(ctx); }
 
 lumen_backend lumen_context_policy(const lumen_context *ctx) {
     lumen__call call;
     lumen__begin(&call, "lumen_context_policy", (lumen_context *)ctx);
     return call.ctx->policy;
+}
+
+lumen_status lumen_context_stats(const lumen_context *ctx, lumen_transfer_stats *out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_context_stats", (lumen_context *)ctx);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    const lumen_transfer_stats *s = &call.ctx->stats;
+    out->uploads = ATOMIC_LOAD64(&s->uploads);
+    out->downloads = ATOMIC_LOAD64(&s->downloads);
+    out->upload_bytes = ATOMIC_LOAD64(&s->upload_bytes);
+    out->download_bytes = ATOMIC_LOAD64(&s->download_bytes);
+    out->device_allocations = ATOMIC_LOAD64(&s->device_allocations);
+    out->device_frees = ATOMIC_LOAD64(&s->device_frees);
+    return LUMEN_OK;
+}
+
+void lumen_context_reset_stats(lumen_context *ctx) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_context_reset_stats", ctx);
+    lumen_transfer_stats now;
+    lumen_context_stats(call.ctx, &now); /* subtract what was read: concurrent counts survive */
+    lumen__count(&call.ctx->stats.uploads, -now.uploads);
+    lumen__count(&call.ctx->stats.downloads, -now.downloads);
+    lumen__count(&call.ctx->stats.upload_bytes, -now.upload_bytes);
+    lumen__count(&call.ctx->stats.download_bytes, -now.download_bytes);
+    lumen__count(&call.ctx->stats.device_allocations, -now.device_allocations);
+    lumen__count(&call.ctx->stats.device_frees, -now.device_frees);
+}
+
+lumen_status lumen_release_device_memory(void) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_release_device_memory", NULL);
+    call.backend = LUMEN_BACKEND_OPENCL; /* errors are device errors */
+    lumen_status st = lumen__halide_status(&call, halide_reuse_device_allocations(&call, false));
+    halide_reuse_device_allocations(&call, true);
+    return st;
 }
 
 /* ---- Halide runtime hooks ----------------------------------------------------------------- */
@@ -168,6 +228,7 @@ static void init_once(void) {
         if (strcmp(cap, isa_names[i]) == 0) isa_cap = i;
     }
     halide_set_custom_can_use_target_features(can_use_target_features);
+    halide_reuse_device_allocations(NULL, true); /* lumen_release_device_memory empties it */
     const char *backend = getenv("LUMEN_BACKEND");
     if (backend) parse_backend(backend, &default_context.policy);
 }
@@ -226,7 +287,7 @@ const char *lumen_cpu_variant(void) {
         /* No CPU pipeline has run yet: run a 1x1 one so the wrappers make their choice. */
         uint8_t px = 0;
         lumen_image *img = NULL;
-        lumen_context cpu = {LUMEN_BACKEND_CPU};
+        lumen_context cpu = {LUMEN_BACKEND_CPU, -1, {0}};
         if (lumen_image_wrap(&px, 1, 1, 1, 1, &img) == LUMEN_OK) {
             lumen_levels(&cpu, img, img, 1.0f, 0.0f);
             lumen_image_destroy(img);

@@ -113,12 +113,6 @@ static lumen_status release_taps(lumen__call *call, taps_t *t, lumen_status st) 
     return st;
 }
 
-static lumen_status finish(lumen__call *call, lumen_image *dst, int rc) {
-    lumen_status st = lumen__halide_status(call, rc);
-    if (!st && call->backend == LUMEN_BACKEND_CPU) lumen__finish_cpu(dst);
-    return st;
-}
-
 /* Checks, then picks the backend (b) and moves the images where it needs them. */
 #define LUMEN__START(fn, shape_)                                              \
     lumen__call call;                                                         \
@@ -144,7 +138,7 @@ lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst
                            (double)bias, (double)LUMEN_GAIN_MAX, (double)LUMEN_BIAS_MAX);
     }
     LUMEN__PREPARE();
-    return finish(&call, dst, fns[b](&call, &src->buf, q12(gain), q12(bias), &dst->buf));
+    return lumen__finish(&call, fns[b](&call, &src->buf, q12(gain), q12(bias), &dst->buf));
 }
 
 lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
@@ -152,7 +146,7 @@ lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *
     static const fn_t fns[] = LUMEN__TABLE(grayscale);
     LUMEN__START("lumen_grayscale", ((shape){(1 << 3) | (1 << 4), 1, 1, 0}));
     LUMEN__PREPARE();
-    return finish(&call, dst, fns[b](&call, &src->buf, &dst->buf));
+    return lumen__finish(&call, fns[b](&call, &src->buf, &dst->buf));
 }
 
 lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
@@ -164,7 +158,7 @@ lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_ima
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    st = finish(&call, dst, fns[b](&call, &src->buf, &t.buf, t.radius, &dst->buf));
+    st = lumen__finish(&call, fns[b](&call, &src->buf, &t.buf, t.radius, &dst->buf));
     return release_taps(&call, &t, st);
 }
 
@@ -173,7 +167,7 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
     static const fn_t fns[] = LUMEN__TABLE(resize);
     LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0}));
     LUMEN__PREPARE();
-    return finish(&call, dst, fns[b](&call, &src->buf, lumen_image_width(dst),
+    return lumen__finish(&call, fns[b](&call, &src->buf, lumen_image_width(dst),
                                      lumen_image_height(dst), &dst->buf));
 }
 
@@ -182,7 +176,7 @@ lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst)
     static const fn_t fns[] = LUMEN__TABLE(sobel);
     LUMEN__START("lumen_sobel", ((shape){1 << 1, 1, 1, 0}));
     LUMEN__PREPARE();
-    return finish(&call, dst, fns[b](&call, &src->buf, &dst->buf));
+    return lumen__finish(&call, fns[b](&call, &src->buf, &dst->buf));
 }
 
 lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
@@ -198,6 +192,6 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    st = finish(&call, dst, fns[b](&call, &src->buf, &t.buf, t.radius, q12(amount), &dst->buf));
+    st = lumen__finish(&call, fns[b](&call, &src->buf, &t.buf, t.radius, q12(amount), &dst->buf));
     return release_taps(&call, &t, st);
 }

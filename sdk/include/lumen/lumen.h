@@ -58,7 +58,7 @@ LUMEN_API const char *lumen_last_error(void);
 /* ---- Contexts: where pipelines run -------------------------------------------------------- */
 
 typedef enum lumen_backend {
-    LUMEN_BACKEND_AUTO = 0, /* the device the source lives on, else the CPU */
+    LUMEN_BACKEND_AUTO = 0, /* the device the source lives on, else lumen_backend_preferred() */
     LUMEN_BACKEND_CPU = 1,
     LUMEN_BACKEND_CUDA = 2,
     LUMEN_BACKEND_OPENCL = 3
@@ -68,16 +68,47 @@ typedef enum lumen_backend {
 LUMEN_API const char *lumen_backend_name(lumen_backend backend);
 /* 1 if the library was built with pipelines for this backend (AUTO and CPU: always). */
 LUMEN_API int lumen_backend_compiled(lumen_backend backend);
+/* LUMEN_OK if calls forced onto this backend can run here; else BACKEND_UNAVAILABLE with the
+ * reason in lumen_last_error() (e.g. "libcuda.so.1 not found", "no OpenCL device"). CUDA needs
+ * the driver, a device (CUDA_VISIBLE_DEVICES is honoured) and compute capability >= the PTX's;
+ * OpenCL needs any OpenCL device. Probed once per process. Errors: INVALID_ARGUMENT. */
+LUMEN_API lumen_status lumen_backend_available(lumen_backend backend);
+/* The backend LUMEN_BACKEND_AUTO uses for images in host memory: CUDA when usable, else OpenCL
+ * if it has a GPU device (CPU OpenCL devices such as PoCL do not count), else the CPU. */
+LUMEN_API lumen_backend lumen_backend_preferred(void);
 
 typedef struct lumen_context lumen_context;
 
 /* A context with a backend policy. Passing NULL as a context anywhere means the default context,
  * whose policy is LUMEN_BACKEND_AUTO unless the environment variable LUMEN_BACKEND
- * (auto|cpu|cuda|opencl) says otherwise.
+ * (auto|cpu|cuda|opencl) says otherwise. A forced GPU backend that is not usable here makes
+ * each call fail with BACKEND_UNAVAILABLE (see lumen_backend_available).
  * Errors: INVALID_ARGUMENT (out is NULL, unknown backend), OUT_OF_MEMORY. */
 LUMEN_API lumen_status lumen_context_create(lumen_backend policy, lumen_context **out);
-LUMEN_API void lumen_context_destroy(lumen_context *ctx); /* NULL is ignored */
+/* NULL is ignored. Images that still hold device memory keep the context alive until they are
+ * destroyed. */
+LUMEN_API void lumen_context_destroy(lumen_context *ctx);
 LUMEN_API lumen_backend lumen_context_policy(const lumen_context *ctx);
+
+/* Pixel transfers between host and device memory made by a context's calls (and by
+ * lumen_image_map / lumen_image_destroy on images a context's call left on a device). Kernel
+ * parameters (e.g. blur taps, < 200 bytes) are not counted. */
+typedef struct lumen_transfer_stats {
+    uint64_t uploads;            /* host -> device copies of an image */
+    uint64_t downloads;          /* device -> host copies of an image */
+    uint64_t upload_bytes;
+    uint64_t download_bytes;
+    uint64_t device_allocations; /* images given device memory */
+    uint64_t device_frees;       /* images' device memory released */
+} lumen_transfer_stats;
+
+/* Errors: INVALID_ARGUMENT (out NULL). NULL ctx = the default context. */
+LUMEN_API lumen_status lumen_context_stats(const lumen_context *ctx, lumen_transfer_stats *out);
+LUMEN_API void lumen_context_reset_stats(lumen_context *ctx);
+
+/* Device memory freed by images is kept for reuse (the runtime's cache); this returns the cached
+ * memory of every backend to its driver. Errors: DEVICE. */
+LUMEN_API lumen_status lumen_release_device_memory(void);
 
 /* ---- Images ------------------------------------------------------------------------------- */
 

@@ -1,0 +1,174 @@
+/* Which GPU backends can run here: the CUDA driver and OpenCL ICD loader are probed once, at run
+ * time, without any SDK headers (Halide's runtime loads the same libraries itself). */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_WIN32)
+#  include <windows.h>
+#  define LIB_OPEN(name) ((void *)LoadLibraryA(name))
+#  define LIB_SYM(lib, name) ((void *)GetProcAddress((HMODULE)(lib), name))
+#  define LIB_CLOSE(lib) FreeLibrary((HMODULE)(lib))
+static const char *const cuda_libs[] = {"nvcuda.dll", NULL};
+static const char *const opencl_libs[] = {"OpenCL.dll", NULL};
+#  define CALL __stdcall
+#else
+#  include <dlfcn.h>
+#  include <pthread.h>
+#  define LIB_OPEN(name) dlopen(name, RTLD_LAZY | RTLD_LOCAL)
+#  define LIB_SYM(lib, name) dlsym(lib, name)
+#  define LIB_CLOSE(lib) dlclose(lib)
+static const char *const cuda_libs[] = {"libcuda.so.1", "libcuda.so", NULL};
+static const char *const opencl_libs[] = {"libOpenCL.so.1", "libOpenCL.so", NULL};
+#  define CALL
+#endif
+
+#ifndef LUMEN__CUDA_CAPABILITY
+#  define LUMEN__CUDA_CAPABILITY 20 /* Halide's default PTX target */
+#endif
+
+typedef struct {
+    lumen_status status;
+    char why[256];
+} probe_result;
+
+static probe_result cuda, opencl_any;
+static int opencl_gpus;
+
+static void *open_first(const char *const *names) {
+    for (; *names; names++) {
+        void *lib = LIB_OPEN(*names);
+        if (lib) return lib;
+    }
+    return NULL;
+}
+
+static void unavailable(probe_result *r, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    r->status = LUMEN_ERROR_BACKEND_UNAVAILABLE;
+    vsnprintf(r->why, sizeof r->why, fmt, args);
+    va_end(args);
+}
+
+static void probe_cuda(void) {
+    typedef int(CALL * init_t)(unsigned);
+    typedef int(CALL * count_t)(int *);
+    typedef int(CALL * get_t)(int *, int);
+    typedef int(CALL * attr_t)(int *, int, int);
+    void *lib = open_first(cuda_libs);
+    if (!lib) return unavailable(&cuda, "no driver (%s not found)", cuda_libs[0]);
+    init_t cu_init = (init_t)LIB_SYM(lib, "cuInit");
+    count_t cu_count = (count_t)LIB_SYM(lib, "cuDeviceGetCount");
+    get_t cu_get = (get_t)LIB_SYM(lib, "cuDeviceGet");
+    attr_t cu_attr = (attr_t)LIB_SYM(lib, "cuDeviceGetAttribute");
+    int n = 0, best = 0, rc;
+    if (!cu_init || !cu_count || !cu_get || !cu_attr) {
+        unavailable(&cuda, "%s lacks the driver API", cuda_libs[0]);
+    } else if ((rc = cu_init(0)) != 0) {
+        unavailable(&cuda, "%s: cuInit failed (CUresult %d; no device or driver problem)",
+                    cuda_libs[0], rc);
+    } else if ((rc = cu_count(&n)) != 0 || n == 0) {
+        unavailable(&cuda, "no CUDA device%s (CUresult %d)",
+                    getenv("CUDA_VISIBLE_DEVICES") ? ", CUDA_VISIBLE_DEVICES is set" : "", rc);
+    } else {
+        /* 75, 76: CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MINOR */
+        for (int i = 0; i < n; i++) {
+            int dev, major = 0, minor = 0;
+            if (cu_get(&dev, i) == 0 && cu_attr(&major, 75, dev) == 0 &&
+                cu_attr(&minor, 76, dev) == 0 && major * 10 + minor > best)
+                best = major * 10 + minor;
+        }
+        if (best < LUMEN__CUDA_CAPABILITY)
+            unavailable(&cuda, "CUDA devices too old (compute capability %d.%d < %d.%d)",
+                        best / 10, best % 10, LUMEN__CUDA_CAPABILITY / 10, LUMEN__CUDA_CAPABILITY % 10);
+        else
+            cuda.status = LUMEN_OK;
+    }
+    LIB_CLOSE(lib);
+}
+
+static void probe_opencl(void) {
+    typedef int(CALL * platforms_t)(unsigned, void **, unsigned *);
+    typedef int(CALL * devices_t)(void *, uint64_t, unsigned, void **, unsigned *);
+    void *lib = open_first(opencl_libs);
+    if (!lib) return unavailable(&opencl_any, "no OpenCL loader (%s not found)", opencl_libs[0]);
+    platforms_t get_platforms = (platforms_t)LIB_SYM(lib, "clGetPlatformIDs");
+    devices_t get_devices = (devices_t)LIB_SYM(lib, "clGetDeviceIDs");
+    void *platforms[16];
+    unsigned np = 0, any = 0;
+    if (get_platforms && get_devices && get_platforms(16, platforms, &np) == 0) {
+        if (np > 16) np = 16;
+        for (unsigned i = 0; i < np; i++) {
+            unsigned n = 0;
+            if (get_devices(platforms[i], 0xFFFFFFFFu /* ALL */, 0, NULL, &n) == 0) any += n;
+            n = 0;
+            if (get_devices(platforms[i], 1u << 2 /* GPU */, 0, NULL, &n) == 0)
+                opencl_gpus += (int)n;
+        }
+    }
+    if (any == 0)
+        unavailable(&opencl_any, "no OpenCL device (%s: %d platforms)", opencl_libs[0], (int)np);
+    else
+        opencl_any.status = LUMEN_OK;
+    LIB_CLOSE(lib);
+}
+
+static void probe_all(void) {
+    if (lumen__device_interface(LUMEN_BACKEND_CUDA)) probe_cuda();
+    else unavailable(&cuda, "not built in");
+    if (lumen__device_interface(LUMEN_BACKEND_OPENCL)) probe_opencl();
+    else unavailable(&opencl_any, "not built in");
+}
+
+#if defined(_WIN32)
+static BOOL CALLBACK probe_once_win(PINIT_ONCE once, PVOID param, PVOID *ctx) {
+    (void)once, (void)param, (void)ctx;
+    probe_all();
+    return TRUE;
+}
+#endif
+
+static void probe_once(void) {
+#if defined(_WIN32)
+    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    InitOnceExecuteOnce(&once, probe_once_win, NULL, NULL);
+#else
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, probe_all);
+#endif
+}
+
+lumen_status lumen__probe(lumen__call *call, lumen_backend backend) {
+    if (backend != LUMEN_BACKEND_CUDA && backend != LUMEN_BACKEND_OPENCL) return LUMEN_OK;
+    probe_once();
+    const probe_result *r = backend == LUMEN_BACKEND_CUDA ? &cuda : &opencl_any;
+    if (r->status == LUMEN_OK) return LUMEN_OK;
+    return lumen__fail(call, r->status, "%s backend unavailable: %s", lumen_backend_name(backend),
+                       r->why);
+}
+
+lumen_status lumen_backend_available(lumen_backend backend) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_backend_available", NULL);
+    if (!lumen_backend_name(backend)) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown backend %d", (int)backend);
+    }
+    return lumen__probe(&call, backend);
+}
+
+lumen_backend lumen_backend_preferred(void) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_backend_preferred", NULL);
+    return lumen__preferred();
+}
+
+lumen_backend lumen__preferred(void) {
+    probe_once();
+    if (cuda.status == LUMEN_OK) return LUMEN_BACKEND_CUDA;
+    if (opencl_any.status == LUMEN_OK && opencl_gpus > 0) return LUMEN_BACKEND_OPENCL;
+    return LUMEN_BACKEND_CPU;
+}
