@@ -35,8 +35,11 @@ struct GaussianBlur {
         }
         // Planar intermediates (x innermost) so every vector op is dense; hx slides down each
         // strip of rows, one new row per output row.
-        hx.store_at(output, Var("yo")).compute_at(output, Var("yi"))
-            .reorder_storage(x, c, y).reorder(x, c, y).vectorize(x, vec);
+        hx.store_at(output, Var("yo"))
+            .compute_at(output, Var("yi"))
+            .reorder_storage(x, c, y)
+            .reorder(x, c, y)
+            .vectorize(x, vec);
         hsum.compute_at(hx, x).reorder_storage(x, c, y).vectorize(x);
         hsum.update().reorder(x, c, r).vectorize(x);
         vsum.compute_at(output, x).reorder_storage(x, c, y).vectorize(x);

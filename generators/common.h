@@ -9,7 +9,7 @@ using namespace Halide;
 
 // Interleaved u8 images: dim 0 = channel (stride 1), dim 1 = x (stride = channels), dim 2 = y
 // (any row stride). All Lumen buffers start at 0.
-template<typename Buf>
+template <typename Buf>
 void interleaved(Buf &b) {
     b.dim(0).set_min(0).set_stride(1);
     b.dim(1).set_min(0).set_stride(b.dim(0).extent());
@@ -33,7 +33,9 @@ inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target
         if (t.has_gpu_feature()) {
             s.reorder(c, x, y).gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
         } else {
-            s.reorder(c, x, y).split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf).parallel(yo);
+            s.reorder(c, x, y)
+                .split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf)
+                .parallel(yo);
             s.specialize(width >= vec).vectorize(x, vec, x_tail);
         }
         s.unroll(c);

@@ -25,8 +25,7 @@ public:
         input.dim(0).set_bounds(0, 1);
         output.dim(0).set_bounds(0, 1);
         lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
-                                    get_target(), c, x, y, natural_vector_size<float>() * 2,
-                                    {1});
+                                    get_target(), c, x, y, natural_vector_size<float>() * 2, {1});
     }
 };
 

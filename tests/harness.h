@@ -14,24 +14,23 @@
 
 static int t_passed, t_failed;
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (cond) {                                                               \
-            t_passed++;                                                           \
-        } else {                                                                  \
-            t_failed++;                                                           \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);               \
-            printf(__VA_ARGS__);                                                  \
-            printf("\n");                                                         \
-        }                                                                         \
-    } while (0)
+#define CHECK(cond, ...)                                     \
+  do {                                                       \
+    if (cond) {                                              \
+      t_passed++;                                            \
+    } else {                                                 \
+      t_failed++;                                            \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      printf(__VA_ARGS__);                                   \
+      printf("\n");                                          \
+    }                                                        \
+  } while (0)
 
-#define CHECK_OK(expr)                                                            \
-    do {                                                                          \
-        lumen_status st_ = (expr);                                                \
-        CHECK(st_ == LUMEN_OK, "%s -> %s (%s)", #expr, lumen_status_string(st_),  \
-              lumen_last_error());                                                \
-    } while (0)
+#define CHECK_OK(expr)                                                                            \
+  do {                                                                                            \
+    lumen_status st_ = (expr);                                                                    \
+    CHECK(st_ == LUMEN_OK, "%s -> %s (%s)", #expr, lumen_status_string(st_), lumen_last_error()); \
+  } while (0)
 
 static int t_summary(void) {
     printf("%d passed, %d failed\n", t_passed, t_failed);

@@ -102,7 +102,8 @@ void ref_sobel(ref_image s, ref_image d) {
             int p[3][3];
             for (int j = -1; j <= 1; j++)
                 for (int i = -1; i <= 1; i++)
-                    p[j + 1][i + 1] = REF_PX(s, clampi(x + i, 0, s.w - 1), clampi(y + j, 0, s.h - 1), 0);
+                    p[j + 1][i + 1] =
+                        REF_PX(s, clampi(x + i, 0, s.w - 1), clampi(y + j, 0, s.h - 1), 0);
             int gx = (p[0][2] + 2 * p[1][2] + p[2][2]) - (p[0][0] + 2 * p[1][0] + p[2][0]);
             int gy = (p[2][0] + 2 * p[2][1] + p[2][2]) - (p[0][0] + 2 * p[0][1] + p[0][2]);
             float m = sqrtf((float)(gx * gx + gy * gy)) + 0.5f;

@@ -12,7 +12,8 @@ typedef struct {
     size_t stride;
 } ref_image;
 
-#define REF_PX(img, x, y, ch) ((img).data[(size_t)(y) * (img).stride + (size_t)(x) * (img).c + (ch)])
+#define REF_PX(img, x, y, ch) \
+  ((img).data[(size_t)(y) * (img).stride + (size_t)(x) * (img).c + (ch)])
 
 void ref_levels(ref_image src, ref_image dst, float gain, float bias);
 void ref_grayscale(ref_image src, ref_image dst);

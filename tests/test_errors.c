@@ -26,8 +26,9 @@ static void statuses(void) {
     for (int s = LUMEN_OK; s <= LUMEN_ERROR_INTERNAL; s++) {
         CHECK(strlen(lumen_status_string((lumen_status)s)) > 0, "status %d has no string", s);
         for (int t = LUMEN_OK; t < s; t++)
-            CHECK(strcmp(lumen_status_string((lumen_status)s), lumen_status_string((lumen_status)t)),
-                  "statuses %d and %d share a string", s, t);
+            CHECK(
+                strcmp(lumen_status_string((lumen_status)s), lumen_status_string((lumen_status)t)),
+                "statuses %d and %d share a string", s, t);
     }
     CHECK(strcmp(lumen_status_string((lumen_status)99), "unknown status") == 0, "status 99");
     CHECK(lumen_backend_name((lumen_backend)99) == NULL, "backend 99 has a name");
@@ -64,14 +65,16 @@ static void images(void) {
     uint8_t px[64];
     fn = "lumen_image_wrap";
     expect(lumen_image_wrap(NULL, 4, 4, 1, 4, &img), LUMEN_ERROR_INVALID_ARGUMENT, fn, "NULL data");
-    expect(lumen_image_wrap(px, 4, 4, 3, 11, &img), LUMEN_ERROR_INVALID_ARGUMENT, fn, "stride < row");
+    expect(lumen_image_wrap(px, 4, 4, 3, 11, &img), LUMEN_ERROR_INVALID_ARGUMENT, fn,
+           "stride < row");
     expect(lumen_image_wrap(px, 4, 4, 1, (size_t)1 << 31, &img), LUMEN_ERROR_INVALID_ARGUMENT, fn,
            "stride >= 2^31");
     expect(lumen_image_wrap(px, 4, 4, 1, 4, NULL), LUMEN_ERROR_INVALID_ARGUMENT, fn, "NULL out");
 
     fn = "lumen_image_map";
     uint8_t *data = px;
-    expect(lumen_image_map(NULL, LUMEN_ACCESS_READ, &data), LUMEN_ERROR_INVALID_ARGUMENT, fn, "NULL");
+    expect(lumen_image_map(NULL, LUMEN_ACCESS_READ, &data), LUMEN_ERROR_INVALID_ARGUMENT, fn,
+           "NULL");
     CHECK(data == NULL, "data not cleared on failure");
     expect(lumen_image_map(dst.img, LUMEN_ACCESS_READ, NULL), LUMEN_ERROR_INVALID_ARGUMENT, fn,
            "NULL data");
@@ -80,7 +83,8 @@ static void images(void) {
     expect(lumen_image_map(dst.img, (lumen_access)4, &data), LUMEN_ERROR_INVALID_ARGUMENT, fn,
            "access 4");
     CHECK(lumen_image_width(NULL) == 0 && lumen_image_height(NULL) == 0 &&
-          lumen_image_channels(NULL) == 0 && lumen_image_stride(NULL) == 0, "NULL queries");
+              lumen_image_channels(NULL) == 0 && lumen_image_stride(NULL) == 0,
+          "NULL queries");
     lumen_image_destroy(NULL);
 }
 
@@ -154,8 +158,8 @@ static void backends(void) {
         printf("%s backend here: %s (%s)\n", lumen_backend_name(b), lumen_status_string(st),
                lumen_last_error());
         if (st != LUMEN_OK) {
-            CHECK(st == LUMEN_ERROR_BACKEND_UNAVAILABLE || st == LUMEN_ERROR_DEVICE,
-                  "%s: %s", lumen_backend_name(b), lumen_status_string(st));
+            CHECK(st == LUMEN_ERROR_BACKEND_UNAVAILABLE || st == LUMEN_ERROR_DEVICE, "%s: %s",
+                  lumen_backend_name(b), lumen_status_string(st));
             CHECK(lumen_last_error()[0] != '\0', "no message");
         }
         memset(dst.mem, T_CANARY, dst.ref.stride * dst.ref.h);

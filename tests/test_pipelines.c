@@ -5,33 +5,53 @@
 #include <math.h>
 
 typedef enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP } pipe;
-static const char *const names[] = {"levels", "grayscale", "gaussian_blur", "resize", "sobel",
-                                    "unsharp_mask"};
+static const char *const names[] = {"levels", "grayscale", "gaussian_blur",
+                                    "resize", "sobel",     "unsharp_mask"};
 static lumen_context *ctx;
 static lumen_backend backend;
 
-static float frand(float lo, float hi) { return lo + (hi - lo) * (float)(t_rand() % 10001) / 10000.0f; }
+static float frand(float lo, float hi) {
+    return lo + (hi - lo) * (float)(t_rand() % 10001) / 10000.0f;
+}
 
 static lumen_status run(pipe p, lumen_image *s, lumen_image *d, float a, float b) {
     switch (p) {
-    case LEVELS: return lumen_levels(ctx, s, d, a, b);
-    case GRAYSCALE: return lumen_grayscale(ctx, s, d);
-    case BLUR: return lumen_gaussian_blur(ctx, s, d, a);
-    case RESIZE: return lumen_resize(ctx, s, d);
-    case SOBEL: return lumen_sobel(ctx, s, d);
-    case UNSHARP: return lumen_unsharp_mask(ctx, s, d, a, b);
+        case LEVELS:
+            return lumen_levels(ctx, s, d, a, b);
+        case GRAYSCALE:
+            return lumen_grayscale(ctx, s, d);
+        case BLUR:
+            return lumen_gaussian_blur(ctx, s, d, a);
+        case RESIZE:
+            return lumen_resize(ctx, s, d);
+        case SOBEL:
+            return lumen_sobel(ctx, s, d);
+        case UNSHARP:
+            return lumen_unsharp_mask(ctx, s, d, a, b);
     }
     return LUMEN_ERROR_INTERNAL;
 }
 
 static void reference(pipe p, ref_image s, ref_image d, float a, float b) {
     switch (p) {
-    case LEVELS: ref_levels(s, d, a, b); break;
-    case GRAYSCALE: ref_grayscale(s, d); break;
-    case BLUR: ref_gaussian_blur(s, d, a); break;
-    case RESIZE: ref_resize(s, d); break;
-    case SOBEL: ref_sobel(s, d); break;
-    case UNSHARP: ref_unsharp_mask(s, d, a, b); break;
+        case LEVELS:
+            ref_levels(s, d, a, b);
+            break;
+        case GRAYSCALE:
+            ref_grayscale(s, d);
+            break;
+        case BLUR:
+            ref_gaussian_blur(s, d, a);
+            break;
+        case RESIZE:
+            ref_resize(s, d);
+            break;
+        case SOBEL:
+            ref_sobel(s, d);
+            break;
+        case UNSHARP:
+            ref_unsharp_mask(s, d, a, b);
+            break;
     }
 }
 
@@ -56,9 +76,10 @@ static void check_case(pipe p, int w, int h, int c, int pad, int ow, int oh, flo
     long n_diff;
     int pad_ok, max = t_compare(&dst, want, &n_diff, &pad_ok);
     long total = (long)ow * oh * dc;
-    CHECK(max == 0, "%s %dx%dx%d pad %d -> %dx%d "
-          "(a=%g b=%g): max diff %d, %ld of %ld differ", names[p], w, h, c, pad, ow, oh,
-          (double)a, (double)b, max, n_diff, total);
+    CHECK(max == 0,
+          "%s %dx%dx%d pad %d -> %dx%d "
+          "(a=%g b=%g): max diff %d, %ld of %ld differ",
+          names[p], w, h, c, pad, ow, oh, (double)a, (double)b, max, n_diff, total);
     CHECK(pad_ok, "%s %dx%dx%d: wrote into row padding", names[p], w, h, c);
     CHECK(memcmp(before, src.mem, src.ref.stride * h) == 0, "%s: source modified", names[p]);
     free(before);

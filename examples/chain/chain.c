@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        lumen_status st_ = (call);                                                         \
-        if (st_ != LUMEN_OK) {                                                             \
-            fprintf(stderr, "%s failed: %s\n", #call, lumen_last_error());                 \
-            return 1;                                                                      \
-        }                                                                                  \
-    } while (0)
+#define TRY(call)                                                    \
+  do {                                                               \
+    lumen_status st_ = (call);                                       \
+    if (st_ != LUMEN_OK) {                                           \
+      fprintf(stderr, "%s failed: %s\n", #call, lumen_last_error()); \
+      return 1;                                                      \
+    }                                                                \
+  } while (0)
 
 int main(int argc, char **argv) {
     lumen_backend backend = LUMEN_BACKEND_AUTO;
@@ -34,10 +34,10 @@ int main(int argc, char **argv) {
         memset(px + (size_t)y * lumen_image_stride(a) + W * 2, 200, W * 2);
     }
 
-    TRY(lumen_levels(ctx, a, b, 0.5f, 20.0f));  /* 50 -> 45, 200 -> 120 */
-    TRY(lumen_gaussian_blur(ctx, b, a, 3.0f));  /* flat areas stay flat */
+    TRY(lumen_levels(ctx, a, b, 0.5f, 20.0f)); /* 50 -> 45, 200 -> 120 */
+    TRY(lumen_gaussian_blur(ctx, b, a, 3.0f)); /* flat areas stay flat */
     TRY(lumen_unsharp_mask(ctx, a, b, 2.0f, 1.5f));
-    TRY(lumen_resize(ctx, b, small));           /* 4:1, averaging inside flat areas */
+    TRY(lumen_resize(ctx, b, small)); /* 4:1, averaging inside flat areas */
 
     /* Far from the edge between the halves every stage maps a flat area to itself. */
     TRY(lumen_image_map(small, LUMEN_ACCESS_READ, &px));

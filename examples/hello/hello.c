@@ -3,21 +3,21 @@
 
 #include <stdio.h>
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        lumen_status st_ = (call);                                                         \
-        if (st_ != LUMEN_OK) {                                                             \
-            fprintf(stderr, "%s failed: %s\n", #call, lumen_last_error());                 \
-            return 1;                                                                      \
-        }                                                                                  \
-    } while (0)
+#define TRY(call)                                                    \
+  do {                                                               \
+    lumen_status st_ = (call);                                       \
+    if (st_ != LUMEN_OK) {                                           \
+      fprintf(stderr, "%s failed: %s\n", #call, lumen_last_error()); \
+      return 1;                                                      \
+    }                                                                \
+  } while (0)
 
 int main(void) {
     enum { W = 64, H = 48 };
     lumen_image *rgb = NULL, *gray = NULL, *edges = NULL;
     uint8_t *px;
-    printf("Lumen %s (headers %s), CPU variant %s\n", lumen_version_string(),
-           LUMEN_VERSION_STRING, lumen_cpu_variant());
+    printf("Lumen %s (headers %s), CPU variant %s\n", lumen_version_string(), LUMEN_VERSION_STRING,
+           lumen_cpu_variant());
 
     TRY(lumen_image_create(W, H, 3, &rgb));
     TRY(lumen_image_create(W, H, 1, &gray));

@@ -83,8 +83,8 @@ static void probe_cuda(void) {
                 best = major * 10 + minor;
         }
         if (best < LUMEN__CUDA_CAPABILITY)
-            unavailable(&cuda, "CUDA devices too old (compute capability %d.%d < %d.%d)",
-                        best / 10, best % 10, LUMEN__CUDA_CAPABILITY / 10, LUMEN__CUDA_CAPABILITY % 10);
+            unavailable(&cuda, "CUDA devices too old (compute capability %d.%d < %d.%d)", best / 10,
+                        best % 10, LUMEN__CUDA_CAPABILITY / 10, LUMEN__CUDA_CAPABILITY % 10);
         else
             cuda.status = LUMEN_OK;
     }
@@ -118,10 +118,14 @@ static void probe_opencl(void) {
 }
 
 static void probe_all(void) {
-    if (lumen__device_interface(LUMEN_BACKEND_CUDA)) probe_cuda();
-    else unavailable(&cuda, "not built in");
-    if (lumen__device_interface(LUMEN_BACKEND_OPENCL)) probe_opencl();
-    else unavailable(&opencl_any, "not built in");
+    if (lumen__device_interface(LUMEN_BACKEND_CUDA))
+        probe_cuda();
+    else
+        unavailable(&cuda, "not built in");
+    if (lumen__device_interface(LUMEN_BACKEND_OPENCL))
+        probe_opencl();
+    else
+        unavailable(&opencl_any, "not built in");
 }
 
 #if defined(_WIN32)

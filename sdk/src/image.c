@@ -16,12 +16,15 @@ enum { ROW_ALIGN = 64 };
 const struct halide_device_interface_t *lumen__device_interface(lumen_backend backend) {
     switch (backend) {
 #if LUMEN__HAVE_CUDA
-    case LUMEN_BACKEND_CUDA: return halide_cuda_device_interface();
+        case LUMEN_BACKEND_CUDA:
+            return halide_cuda_device_interface();
 #endif
 #if LUMEN__HAVE_OPENCL
-    case LUMEN_BACKEND_OPENCL: return halide_opencl_device_interface();
+        case LUMEN_BACKEND_OPENCL:
+            return halide_opencl_device_interface();
 #endif
-    default: return NULL;
+        default:
+            return NULL;
     }
 }
 
@@ -48,8 +51,8 @@ static size_t image_bytes(const lumen_image *img) {
 /* Width, height, channels and stride within what Halide's 32-bit buffers can address. */
 static lumen_status check_geometry(lumen__call *call, int w, int h, int c, size_t stride) {
     if (w < 1 || h < 1 || w > LUMEN_MAX_DIMENSION || h > LUMEN_MAX_DIMENSION) {
-        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
-                           "size %dx%d outside 1..%d", w, h, LUMEN_MAX_DIMENSION);
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "size %dx%d outside 1..%d", w, h,
+                           LUMEN_MAX_DIMENSION);
     }
     if (c < 1) return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%d channels", c);
     if (c != 1 && c != 3 && c != 4) {
@@ -167,9 +170,7 @@ void lumen_image_destroy(lumen_image *img) {
 int lumen_image_width(const lumen_image *img) { return img ? img->dim[1].extent : 0; }
 int lumen_image_height(const lumen_image *img) { return img ? img->dim[2].extent : 0; }
 int lumen_image_channels(const lumen_image *img) { return img ? img->dim[0].extent : 0; }
-size_t lumen_image_stride(const lumen_image *img) {
-    return img ? (size_t)img->dim[2].stride : 0;
-}
+size_t lumen_image_stride(const lumen_image *img) { return img ? (size_t)img->dim[2].stride : 0; }
 
 lumen_backend lumen_image_location(const lumen_image *img) {
     return img && device_dirty(img) ? backend_of(img->buf.device_interface) : LUMEN_BACKEND_CPU;
@@ -180,8 +181,7 @@ lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **da
     lumen__begin(&call, "lumen_image_map", NULL);
     if (data) *data = NULL;
     if (!img || !data) {
-        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                           img ? "data" : "img");
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", img ? "data" : "img");
     }
     if (access < LUMEN_ACCESS_READ || access > LUMEN_ACCESS_READ_WRITE) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown access %d", (int)access);
@@ -195,8 +195,7 @@ lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **da
 }
 
 lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const char *name) {
-    return img ? LUMEN_OK
-               : lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
+    return img ? LUMEN_OK : lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
 }
 
 int lumen__overlap(const lumen_image *a, const lumen_image *b) {
@@ -255,7 +254,8 @@ lumen_status lumen__finish(lumen__call *call, int code) {
     }
     /* What the Halide call moved, even if it failed part-way. */
     lumen_context *ctx = call->ctx;
-    if ((call->src_flags & halide_buffer_flag_host_dirty) && !(src->buf.flags & halide_buffer_flag_host_dirty)) {
+    if ((call->src_flags & halide_buffer_flag_host_dirty) &&
+        !(src->buf.flags & halide_buffer_flag_host_dirty)) {
         lumen__count(&ctx->stats.uploads, 1);
         lumen__count(&ctx->stats.upload_bytes, pixel_bytes(src));
     }

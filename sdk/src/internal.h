@@ -29,14 +29,14 @@ struct lumen_image {
 
 /* One API call: Halide's user_context, so runtime hooks (errors) reach the call that failed. */
 typedef struct lumen__call {
-    const char *function; /* public function name, prefixes messages */
-    lumen_context *ctx;   /* never NULL: the default context stands in */
+    const char *function;  /* public function name, prefixes messages */
+    lumen_context *ctx;    /* never NULL: the default context stands in */
     lumen_backend backend; /* where the call runs (set by lumen__prepare) */
     /* The images' state after lumen__prepare, to count what the Halide call moved. */
     struct lumen_image *src, *dst;
     uint64_t src_flags;
     uint64_t src_device, dst_device;
-    int failed;           /* set (atomically) by the first Halide error */
+    int failed; /* set (atomically) by the first Halide error */
     char message[LUMEN__MESSAGE_SIZE];
 } lumen__call;
 

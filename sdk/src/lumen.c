@@ -17,14 +17,22 @@ const char *lumen_version_string(void) { return LUMEN_VERSION_STRING; }
 
 const char *lumen_status_string(lumen_status status) {
     switch (status) {
-    case LUMEN_OK: return "ok";
-    case LUMEN_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case LUMEN_ERROR_UNSUPPORTED_FORMAT: return "unsupported format";
-    case LUMEN_ERROR_SIZE_MISMATCH: return "size mismatch";
-    case LUMEN_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case LUMEN_ERROR_BACKEND_UNAVAILABLE: return "backend unavailable";
-    case LUMEN_ERROR_DEVICE: return "device error";
-    case LUMEN_ERROR_INTERNAL: return "internal error";
+        case LUMEN_OK:
+            return "ok";
+        case LUMEN_ERROR_INVALID_ARGUMENT:
+            return "invalid argument";
+        case LUMEN_ERROR_UNSUPPORTED_FORMAT:
+            return "unsupported format";
+        case LUMEN_ERROR_SIZE_MISMATCH:
+            return "size mismatch";
+        case LUMEN_ERROR_OUT_OF_MEMORY:
+            return "out of memory";
+        case LUMEN_ERROR_BACKEND_UNAVAILABLE:
+            return "backend unavailable";
+        case LUMEN_ERROR_DEVICE:
+            return "device error";
+        case LUMEN_ERROR_INTERNAL:
+            return "internal error";
     }
     return "unknown status";
 }
@@ -48,20 +56,26 @@ lumen_status lumen__fail(const lumen__call *call, lumen_status status, const cha
 
 const char *lumen_backend_name(lumen_backend backend) {
     switch (backend) {
-    case LUMEN_BACKEND_AUTO: return "auto";
-    case LUMEN_BACKEND_CPU: return "cpu";
-    case LUMEN_BACKEND_CUDA: return "cuda";
-    case LUMEN_BACKEND_OPENCL: return "opencl";
+        case LUMEN_BACKEND_AUTO:
+            return "auto";
+        case LUMEN_BACKEND_CPU:
+            return "cpu";
+        case LUMEN_BACKEND_CUDA:
+            return "cuda";
+        case LUMEN_BACKEND_OPENCL:
+            return "opencl";
     }
     return NULL;
 }
 
 int lumen_backend_compiled(lumen_backend backend) {
     switch (backend) {
-    case LUMEN_BACKEND_AUTO:
-    case LUMEN_BACKEND_CPU: return 1;
-    case LUMEN_BACKEND_CUDA:
-    case LUMEN_BACKEND_OPENCL: return lumen__device_interface(backend) != NULL;
+        case LUMEN_BACKEND_AUTO:
+        case LUMEN_BACKEND_CPU:
+            return 1;
+        case LUMEN_BACKEND_CUDA:
+        case LUMEN_BACKEND_OPENCL:
+            return lumen__device_interface(backend) != NULL;
     }
     return 0;
 }
@@ -262,20 +276,24 @@ lumen_status lumen__halide_status(lumen__call *call, int code) {
     const char *msg = call->message[0] ? call->message : "(no message)";
     lumen_status status;
     switch (code) {
-    case halide_error_code_out_of_memory:
-    case halide_error_code_buffer_allocation_too_large: status = LUMEN_ERROR_OUT_OF_MEMORY; break;
-    case halide_error_code_copy_to_host_failed:
-    case halide_error_code_copy_to_device_failed:
-    case halide_error_code_device_malloc_failed:
-    case halide_error_code_device_sync_failed:
-    case halide_error_code_device_free_failed:
-    case halide_error_code_device_run_failed:
-    case halide_error_code_device_buffer_copy_failed: status = LUMEN_ERROR_DEVICE; break;
-    default:
-        /* GPU runtimes report driver failures (no library, no device, ...) as generic errors or
-         * as the driver's own codes. */
-        status = call->backend > LUMEN_BACKEND_CPU ? LUMEN_ERROR_DEVICE : LUMEN_ERROR_INTERNAL;
-        break;
+        case halide_error_code_out_of_memory:
+        case halide_error_code_buffer_allocation_too_large:
+            status = LUMEN_ERROR_OUT_OF_MEMORY;
+            break;
+        case halide_error_code_copy_to_host_failed:
+        case halide_error_code_copy_to_device_failed:
+        case halide_error_code_device_malloc_failed:
+        case halide_error_code_device_sync_failed:
+        case halide_error_code_device_free_failed:
+        case halide_error_code_device_run_failed:
+        case halide_error_code_device_buffer_copy_failed:
+            status = LUMEN_ERROR_DEVICE;
+            break;
+        default:
+            /* GPU runtimes report driver failures (no library, no device, ...) as generic errors or
+             * as the driver's own codes. */
+            status = call->backend > LUMEN_BACKEND_CPU ? LUMEN_ERROR_DEVICE : LUMEN_ERROR_INTERNAL;
+            break;
     }
     return lumen__fail(call, status, "Halide error %d: %s", code, msg);
 }

@@ -33,7 +33,8 @@
 #else
 #  define LUMEN__OPENCL(p) NULL
 #endif
-#define LUMEN__TABLE(p) {NULL, lumen__##p##_cpu, LUMEN__CUDA(p), LUMEN__OPENCL(p)}
+#define LUMEN__TABLE(p) \
+  { NULL, lumen__##p##_cpu, LUMEN__CUDA(p), LUMEN__OPENCL(p) }
 
 typedef struct halide_buffer_t buf_t;
 
@@ -44,7 +45,7 @@ typedef struct {
     unsigned src_channels; /* bit mask of accepted source channel counts */
     int dst_channels;      /* 0: same as the source */
     int same_size;
-    int in_place;          /* src and dst may be the same pixels */
+    int in_place; /* src and dst may be the same pixels */
 } shape;
 
 static lumen_status check(lumen__call *call, const lumen_image *src, const lumen_image *dst,
@@ -64,13 +65,13 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
     if (s.same_size && (lumen_image_width(src) != lumen_image_width(dst) ||
                         lumen_image_height(src) != lumen_image_height(dst))) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "src is %dx%d but dst is %dx%d",
-                           lumen_image_width(src), lumen_image_height(src),
-                           lumen_image_width(dst), lumen_image_height(dst));
+                           lumen_image_width(src), lumen_image_height(src), lumen_image_width(dst),
+                           lumen_image_height(dst));
     }
     int same = src->buf.host == dst->buf.host && lumen_image_stride(src) == lumen_image_stride(dst);
     if (lumen__overlap(src, dst) && !(s.in_place && same)) {
-        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
-                           "src and dst overlap%s", s.in_place ? " (other than exactly)" : "");
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "src and dst overlap%s",
+                           s.in_place ? " (other than exactly)" : "");
     }
     return LUMEN_OK;
 }
@@ -114,15 +115,15 @@ static lumen_status release_taps(lumen__call *call, taps_t *t, lumen_status st) 
 }
 
 /* Checks, then picks the backend (b) and moves the images where it needs them. */
-#define LUMEN__START(fn, shape_)                                              \
-    lumen__call call;                                                         \
-    lumen__begin(&call, fn, ctx);                                             \
-    lumen_backend b;                                                          \
-    lumen_status st = check(&call, src, dst, shape_);                         \
-    if (st) return st
+#define LUMEN__START(fn, shape_)                    \
+  lumen__call call;                                 \
+  lumen__begin(&call, fn, ctx);                     \
+  lumen_backend b;                                  \
+  lumen_status st = check(&call, src, dst, shape_); \
+  if (st) return st
 
-#define LUMEN__PREPARE()                                                      \
-    if ((st = lumen__prepare(&call, src, dst, &b))) return st
+#define LUMEN__PREPARE() \
+  if ((st = lumen__prepare(&call, src, dst, &b))) return st
 
 /* v in Q12 fixed point, rounded half up. */
 static int32_t q12(float v) { return (int32_t)floor((double)v * 4096.0 + 0.5); }
@@ -168,7 +169,7 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
     LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0}));
     LUMEN__PREPARE();
     return lumen__finish(&call, fns[b](&call, &src->buf, lumen_image_width(dst),
-                                     lumen_image_height(dst), &dst->buf));
+                                       lumen_image_height(dst), &dst->buf));
 }
 
 lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
@@ -179,8 +180,8 @@ lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst)
     return lumen__finish(&call, fns[b](&call, &src->buf, &dst->buf));
 }
 
-lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
-                                float sigma, float amount) {
+lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst, float sigma,
+                                float amount) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(unsharp_mask);
     LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0}));

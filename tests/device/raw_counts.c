@@ -5,9 +5,11 @@
 
 #include "raw_counts.h"
 
-int __real_halide_copy_to_device(void *, struct halide_buffer_t *, const struct halide_device_interface_t *);
+int __real_halide_copy_to_device(void *, struct halide_buffer_t *,
+                                 const struct halide_device_interface_t *);
 int __real_halide_copy_to_host(void *, struct halide_buffer_t *);
-int __real_halide_device_malloc(void *, struct halide_buffer_t *, const struct halide_device_interface_t *);
+int __real_halide_device_malloc(void *, struct halide_buffer_t *,
+                                const struct halide_device_interface_t *);
 int __real_halide_device_free(void *, struct halide_buffer_t *);
 
 static raw_counts counts;

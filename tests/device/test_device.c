@@ -11,8 +11,8 @@
 #endif
 
 typedef enum { LEVELS, BLUR, UNSHARP, RESIZE, SOBEL, GRAYSCALE, LEVELS2 } stage;
-static const char *const stage_names[] = {"levels", "blur", "unsharp", "resize", "sobel",
-                                          "grayscale", "levels2"};
+static const char *const stage_names[] = {"levels", "blur",      "unsharp", "resize",
+                                          "sobel",  "grayscale", "levels2"};
 static lumen_backend gpu_backend = LUMEN_BACKEND_OPENCL;
 static lumen_context *gpu, *cpu;
 
@@ -25,13 +25,27 @@ static lumen_image *run_stage(lumen_context *ctx, stage s, lumen_image *src) {
     CHECK_OK(lumen_image_create(w, h, c, &dst));
     lumen_status st = LUMEN_OK;
     switch (s) {
-    case LEVELS: st = lumen_levels(ctx, src, dst, 1.25f, -12.0f); break;
-    case BLUR: st = lumen_gaussian_blur(ctx, src, dst, 1.7f); break;
-    case UNSHARP: st = lumen_unsharp_mask(ctx, src, dst, 2.3f, 1.6f); break;
-    case RESIZE: st = lumen_resize(ctx, src, dst); break;
-    case SOBEL: st = lumen_sobel(ctx, src, dst); break;
-    case GRAYSCALE: st = lumen_grayscale(ctx, src, dst); break;
-    case LEVELS2: st = lumen_levels(ctx, src, dst, 0.8f, 30.0f); break;
+        case LEVELS:
+            st = lumen_levels(ctx, src, dst, 1.25f, -12.0f);
+            break;
+        case BLUR:
+            st = lumen_gaussian_blur(ctx, src, dst, 1.7f);
+            break;
+        case UNSHARP:
+            st = lumen_unsharp_mask(ctx, src, dst, 2.3f, 1.6f);
+            break;
+        case RESIZE:
+            st = lumen_resize(ctx, src, dst);
+            break;
+        case SOBEL:
+            st = lumen_sobel(ctx, src, dst);
+            break;
+        case GRAYSCALE:
+            st = lumen_grayscale(ctx, src, dst);
+            break;
+        case LEVELS2:
+            st = lumen_levels(ctx, src, dst, 0.8f, 30.0f);
+            break;
     }
     CHECK(st == LUMEN_OK, "%s: %s", stage_names[s], lumen_last_error());
     return dst;
@@ -91,7 +105,8 @@ static void raw_check(const char *what) {
                   r.allocations - raw_before.allocations &&
               l.device_frees - lumen_before.device_frees == r.frees - raw_before.frees,
           "%s: Lumen counted up %llu down %llu alloc %llu free %llu, the runtime did %llu %llu "
-          "%llu %llu", what, (unsigned long long)(l.uploads - lumen_before.uploads),
+          "%llu %llu",
+          what, (unsigned long long)(l.uploads - lumen_before.uploads),
           (unsigned long long)(l.downloads - lumen_before.downloads),
           (unsigned long long)(l.device_allocations - lumen_before.device_allocations),
           (unsigned long long)(l.device_frees - lumen_before.device_frees),
@@ -109,7 +124,8 @@ static void raw_check(const char *what) { (void)what; }
 static void check_chain(const stage *stages, int n, int channels) {
     char what[128];
     int len = snprintf(what, sizeof what, "%dch", channels);
-    for (int i = 0; i < n; i++) len += snprintf(what + len, sizeof what - len, " %s", stage_names[stages[i]]);
+    for (int i = 0; i < n; i++)
+        len += snprintf(what + len, sizeof what - len, " %s", stage_names[stages[i]]);
     t_image src = t_image_new(173, 91, channels, 3, 1);
     lumen_context *on_cpu[8] = {cpu, cpu, cpu, cpu, cpu, cpu, cpu, cpu};
     lumen_image *want = run_chain(on_cpu, stages, n, src.img);
@@ -192,10 +208,18 @@ static void *worker(void *arg) {
             if (s[i] == RESIZE) w = w * 3 / 4 + 1, h = h * 3 / 4 + 1;
             lumen_status st = lumen_image_create(w, h, lumen_image_channels(cur), &next);
             if (!st) switch (s[i]) {
-                case LEVELS: st = lumen_levels(ctx, cur, next, 1.25f, -12.0f); break;
-                case BLUR: st = lumen_gaussian_blur(ctx, cur, next, 1.7f); break;
-                case UNSHARP: st = lumen_unsharp_mask(ctx, cur, next, 2.3f, 1.6f); break;
-                default: st = lumen_resize(ctx, cur, next); break;
+                    case LEVELS:
+                        st = lumen_levels(ctx, cur, next, 1.25f, -12.0f);
+                        break;
+                    case BLUR:
+                        st = lumen_gaussian_blur(ctx, cur, next, 1.7f);
+                        break;
+                    case UNSHARP:
+                        st = lumen_unsharp_mask(ctx, cur, next, 2.3f, 1.6f);
+                        break;
+                    default:
+                        st = lumen_resize(ctx, cur, next);
+                        break;
                 }
             if (cur != j->src) lumen_image_destroy(cur);
             cur = next;
@@ -244,7 +268,8 @@ static void backend_choice(void) {
     }
     lumen_image *on_gpu = run_stage(gpu, BLUR, src.img);
     lumen_image *follow = run_stage(autoctx, LEVELS, on_gpu);
-    CHECK(lumen_image_location(follow) == gpu_backend, "auto did not follow a device-resident source");
+    CHECK(lumen_image_location(follow) == gpu_backend,
+          "auto did not follow a device-resident source");
 
     lumen_status avail = lumen_backend_available(LUMEN_BACKEND_CUDA);
     printf("cuda here: %s (%s)\n", lumen_status_string(avail), lumen_last_error());

@@ -40,9 +40,9 @@ LUMEN_API const char *lumen_version_string(void);
 
 typedef enum lumen_status {
     LUMEN_OK = 0,
-    LUMEN_ERROR_INVALID_ARGUMENT = 1,    /* NULL pointer, bad size or stride, value out of range */
-    LUMEN_ERROR_UNSUPPORTED_FORMAT = 2,  /* channel count the operation does not take */
-    LUMEN_ERROR_SIZE_MISMATCH = 3,       /* destination does not fit the source */
+    LUMEN_ERROR_INVALID_ARGUMENT = 1,   /* NULL pointer, bad size or stride, value out of range */
+    LUMEN_ERROR_UNSUPPORTED_FORMAT = 2, /* channel count the operation does not take */
+    LUMEN_ERROR_SIZE_MISMATCH = 3,      /* destination does not fit the source */
     LUMEN_ERROR_OUT_OF_MEMORY = 4,
     LUMEN_ERROR_BACKEND_UNAVAILABLE = 5, /* backend not built in, or no driver / device */
     LUMEN_ERROR_DEVICE = 6,              /* a GPU driver call failed */
@@ -94,8 +94,8 @@ LUMEN_API lumen_backend lumen_context_policy(const lumen_context *ctx);
  * lumen_image_map / lumen_image_destroy on images a context's call left on a device). Kernel
  * parameters (e.g. blur taps, < 200 bytes) are not counted. */
 typedef struct lumen_transfer_stats {
-    uint64_t uploads;            /* host -> device copies of an image */
-    uint64_t downloads;          /* device -> host copies of an image */
+    uint64_t uploads;   /* host -> device copies of an image */
+    uint64_t downloads; /* device -> host copies of an image */
     uint64_t upload_bytes;
     uint64_t download_bytes;
     uint64_t device_allocations; /* images given device memory */
@@ -130,9 +130,9 @@ LUMEN_API lumen_status lumen_image_wrap(void *data, int width, int height, int c
 /* Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
 LUMEN_API void lumen_image_destroy(lumen_image *img);
 
-LUMEN_API int lumen_image_width(const lumen_image *img);    /* 0 for NULL */
-LUMEN_API int lumen_image_height(const lumen_image *img);   /* 0 for NULL */
-LUMEN_API int lumen_image_channels(const lumen_image *img); /* 0 for NULL */
+LUMEN_API int lumen_image_width(const lumen_image *img);     /* 0 for NULL */
+LUMEN_API int lumen_image_height(const lumen_image *img);    /* 0 for NULL */
+LUMEN_API int lumen_image_channels(const lumen_image *img);  /* 0 for NULL */
 LUMEN_API size_t lumen_image_stride(const lumen_image *img); /* bytes per row, 0 for NULL */
 /* Where the newest pixels are: LUMEN_BACKEND_CPU (host memory) or the GPU backend holding them.*/
 LUMEN_API lumen_backend lumen_image_location(const lumen_image *img);
