@@ -15,9 +15,14 @@ if (NOT DEFINED CPACK_SYSTEM_NAME)
 endif ()
 set(CPACK_PACKAGE_FILE_NAME "Lumen-${PROJECT_VERSION}-${CPACK_SYSTEM_NAME}")
 set(CPACK_COMPONENTS_ALL runtime development)
+if (TARGET lumen_cli)
+    list(APPEND CPACK_COMPONENTS_ALL tools)
+endif ()
 set(CPACK_COMPONENT_RUNTIME_DISPLAY_NAME "Lumen runtime library")
 set(CPACK_COMPONENT_DEVELOPMENT_DISPLAY_NAME "Lumen headers, static library, CMake package")
 set(CPACK_COMPONENT_DEVELOPMENT_DEPENDS runtime)
+set(CPACK_COMPONENT_TOOLS_DISPLAY_NAME "lumen command-line tool")
+set(CPACK_COMPONENT_TOOLS_DEPENDS runtime)
 
 if (WIN32)
     set(CPACK_GENERATOR ZIP NSIS)
@@ -25,7 +30,8 @@ else ()
     set(CPACK_GENERATOR TGZ ZIP DEB STGZ)
 endif ()
 
-# Debian: one package per component, named and versioned the Debian way.
+# Debian: one package per component, named and versioned the Debian way: liblumen1, liblumen-dev,
+# lumen-tools (the CLI).
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
@@ -36,6 +42,14 @@ set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME liblumen-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
     "liblumen${PROJECT_VERSION_MAJOR} (= ${PROJECT_VERSION})")
+# lumen-tools links liblumen.so.1 from liblumen1: dpkg-shlibdeps finds it in the build tree.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${PROJECT_BINARY_DIR}/sdk")
+set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME lumen-tools)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION graphics)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "liblumen${PROJECT_VERSION_MAJOR} (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_TOOLS_DESCRIPTION
+    "The lumen command-line tool: info, run and chain Lumen pipelines on PNG files, demo.")
+set(CPACK_DEBIAN_TOOLS_DESCRIPTION "${CPACK_COMPONENT_TOOLS_DESCRIPTION}")
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
     "Lumen image processing library: Halide pipelines (CPU variants, CUDA, OpenCL) with a C API.")
 set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION

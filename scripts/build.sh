@@ -23,3 +23,7 @@ echo "== examples/hello"
 echo "== examples/chain (CPU, then OpenCL)"
 "$stage/chain/chain" cpu
 "$stage/chain/chain" opencl || echo "(no usable OpenCL device here)"
+echo "== lumen info (from the package)"
+"$prefix/bin/lumen" info
+echo "== lumen demo $stage/images"
+"$prefix/bin/lumen" demo "$stage/images"

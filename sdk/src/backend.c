@@ -33,7 +33,22 @@ static const char *const opencl_libs[] = {"libOpenCL.so.1", "libOpenCL.so", NULL
 typedef struct {
     lumen_status status;
     char why[256];
+    char devices[256]; /* "N device(s): name, name" */
 } probe_result;
+
+/* Appends a device name to r->devices (the count is written in front at the end). */
+static void add_device(probe_result *r, const char *name) {
+    size_t n = strlen(r->devices);
+    snprintf(r->devices + n, sizeof r->devices - n, "%s%s", n ? ", " : "", name);
+}
+
+static void finish_devices(probe_result *r, int count) {
+    char names[sizeof r->devices];
+    memcpy(names, r->devices, sizeof names);
+    if (count)
+        snprintf(r->devices, sizeof r->devices, "%d device%s: %.200s", count, count == 1 ? "" : "s",
+                 names);
+}
 
 static probe_result cuda, opencl_any;
 static int opencl_gpus;
@@ -59,12 +74,14 @@ static void probe_cuda(void) {
     typedef int(CALL * count_t)(int *);
     typedef int(CALL * get_t)(int *, int);
     typedef int(CALL * attr_t)(int *, int, int);
+    typedef int(CALL * name_t)(char *, int, int);
     void *lib = open_first(cuda_libs);
     if (!lib) return unavailable(&cuda, "no driver (%s not found)", cuda_libs[0]);
     init_t cu_init = (init_t)LIB_SYM(lib, "cuInit");
     count_t cu_count = (count_t)LIB_SYM(lib, "cuDeviceGetCount");
     get_t cu_get = (get_t)LIB_SYM(lib, "cuDeviceGet");
     attr_t cu_attr = (attr_t)LIB_SYM(lib, "cuDeviceGetAttribute");
+    name_t cu_name = (name_t)LIB_SYM(lib, "cuDeviceGetName");
     int n = 0, best = 0, rc;
     if (!cu_init || !cu_count || !cu_get || !cu_attr) {
         unavailable(&cuda, "%s lacks the driver API", cuda_libs[0]);
@@ -78,10 +95,17 @@ static void probe_cuda(void) {
         /* 75, 76: CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MINOR */
         for (int i = 0; i < n; i++) {
             int dev, major = 0, minor = 0;
-            if (cu_get(&dev, i) == 0 && cu_attr(&major, 75, dev) == 0 &&
-                cu_attr(&minor, 76, dev) == 0 && major * 10 + minor > best)
-                best = major * 10 + minor;
+            char name[128] = "?";
+            if (cu_get(&dev, i) != 0) continue;
+            if (cu_name) cu_name(name, sizeof name, dev);
+            if (cu_attr(&major, 75, dev) == 0 && cu_attr(&minor, 76, dev) == 0) {
+                if (major * 10 + minor > best) best = major * 10 + minor;
+                snprintf(name + strlen(name), sizeof name - strlen(name), " (sm_%d%d)", major,
+                         minor);
+            }
+            add_device(&cuda, name);
         }
+        finish_devices(&cuda, n);
         if (best < LUMEN__CUDA_CAPABILITY)
             unavailable(&cuda, "CUDA devices too old (compute capability %d.%d < %d.%d)", best / 10,
                         best % 10, LUMEN__CUDA_CAPABILITY / 10, LUMEN__CUDA_CAPABILITY % 10);
@@ -94,22 +118,32 @@ static void probe_cuda(void) {
 static void probe_opencl(void) {
     typedef int(CALL * platforms_t)(unsigned, void **, unsigned *);
     typedef int(CALL * devices_t)(void *, uint64_t, unsigned, void **, unsigned *);
+    typedef int(CALL * info_t)(void *, unsigned, size_t, void *, size_t *);
     void *lib = open_first(opencl_libs);
     if (!lib) return unavailable(&opencl_any, "no OpenCL loader (%s not found)", opencl_libs[0]);
     platforms_t get_platforms = (platforms_t)LIB_SYM(lib, "clGetPlatformIDs");
     devices_t get_devices = (devices_t)LIB_SYM(lib, "clGetDeviceIDs");
+    info_t get_info = (info_t)LIB_SYM(lib, "clGetDeviceInfo");
     void *platforms[16];
     unsigned np = 0, any = 0;
     if (get_platforms && get_devices && get_platforms(16, platforms, &np) == 0) {
         if (np > 16) np = 16;
         for (unsigned i = 0; i < np; i++) {
+            void *devices[16];
             unsigned n = 0;
-            if (get_devices(platforms[i], 0xFFFFFFFFu /* ALL */, 0, NULL, &n) == 0) any += n;
+            if (get_devices(platforms[i], 0xFFFFFFFFu /* ALL */, 16, devices, &n) != 0) n = 0;
+            any += n;
+            for (unsigned d = 0; d < n && d < 16 && get_info; d++) {
+                char name[128] = "?";
+                get_info(devices[d], 0x102B /* CL_DEVICE_NAME */, sizeof name, name, NULL);
+                add_device(&opencl_any, name);
+            }
             n = 0;
             if (get_devices(platforms[i], 1u << 2 /* GPU */, 0, NULL, &n) == 0)
                 opencl_gpus += (int)n;
         }
     }
+    finish_devices(&opencl_any, (int)any);
     if (any == 0)
         unavailable(&opencl_any, "no OpenCL device (%s: %d platforms)", opencl_libs[0], (int)np);
     else
@@ -175,4 +209,22 @@ lumen_backend lumen__preferred(void) {
     if (cuda.status == LUMEN_OK) return LUMEN_BACKEND_CUDA;
     if (opencl_any.status == LUMEN_OK && opencl_gpus > 0) return LUMEN_BACKEND_OPENCL;
     return LUMEN_BACKEND_CPU;
+}
+
+const char *lumen_backend_devices(lumen_backend backend) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_backend_devices", NULL);
+    probe_once();
+    if (backend == LUMEN_BACKEND_CUDA) return cuda.devices;
+    if (backend == LUMEN_BACKEND_OPENCL) return opencl_any.devices;
+    return "";
+}
+
+const char *lumen_compiled_targets(lumen_backend backend) {
+    switch (backend) {
+    case LUMEN_BACKEND_CPU: return LUMEN__CPU_TARGETS;
+    case LUMEN_BACKEND_CUDA: return LUMEN__CUDA_TARGETS;
+    case LUMEN_BACKEND_OPENCL: return LUMEN__OPENCL_TARGETS;
+    default: return "";
+    }
 }

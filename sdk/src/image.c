@@ -194,6 +194,15 @@ lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **da
     return LUMEN_OK;
 }
 
+lumen_status lumen_image_sync(lumen_image *img) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_sync", NULL);
+    if (!img) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "img is NULL");
+    if (!img->buf.device) return LUMEN_OK;
+    call.backend = backend_of(img->buf.device_interface);
+    return lumen__halide_status(&call, halide_device_sync(&call, &img->buf));
+}
+
 lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const char *name) {
     return img ? LUMEN_OK : lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
 }

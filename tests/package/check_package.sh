@@ -25,6 +25,9 @@ case $1 in
                           fail "liblumen-dev must depend on liblumen1 of the same version" ;;
         liblumen1) dpkg-deb -f "$deb" Depends | grep -q "libc6" || fail "no shlibdeps Depends"
                    [ "$(dpkg-deb -f "$deb" Section)" = libs ] || fail "liblumen1 Section" ;;
+        lumen-tools) dpkg-deb -f "$deb" Depends | grep -q "liblumen1 (= " ||
+                         fail "lumen-tools must depend on liblumen1 of the same version"
+                     dpkg-deb -f "$deb" Depends | grep -q "libpng" || fail "lumen-tools: no libpng" ;;
         *) fail "unexpected package in $deb" ;;
         esac
     done
@@ -33,6 +36,15 @@ case $1 in
 esac
 [ -f "$prefix/include/lumen/lumen.h" ] || fail "no lumen.h under $prefix"
 [ -f "$prefix/share/doc/lumen/THIRD-PARTY-NOTICES.txt" ] || fail "no Halide notice"
+
+# The CLI runs from the package as installed (its RPATH is relative to itself).
+if [ -e "$prefix/bin/lumen" ]; then
+    "$prefix/bin/lumen" info >"$work/info.txt" || fail "bin/lumen info"
+    "$prefix/bin/lumen" demo "$work/demo" >/dev/null || fail "bin/lumen demo"
+    echo "ok: bin/lumen info and demo"
+elif [ "${LUMEN_EXPECT_CLI:-1}" = 1 ]; then
+    fail "no bin/lumen in the package"
+fi
 
 # Builds and runs one example; checks whether it needs liblumen.so. hello asks for the flavour as
 # a find_package component, chain through Lumen_SHARED_LIBS.
@@ -66,3 +78,7 @@ done
 moved=$work/moved/$(basename "$prefix")
 mkdir -p "$work/moved" && mv "$prefix" "$moved"
 for flavour in shared static; do consume hello $flavour "$moved"; done
+if [ -e "$moved/bin/lumen" ]; then
+    "$moved/bin/lumen" info >/dev/null || fail "bin/lumen after moving the prefix"
+    echo "ok: bin/lumen after moving the prefix"
+fi

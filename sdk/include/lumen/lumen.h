@@ -76,6 +76,10 @@ LUMEN_API lumen_status lumen_backend_available(lumen_backend backend);
 /* The backend LUMEN_BACKEND_AUTO uses for images in host memory: CUDA when usable, else OpenCL
  * if it has a GPU device (CPU OpenCL devices such as PoCL do not count), else the CPU. */
 LUMEN_API lumen_backend lumen_backend_preferred(void);
+/* The devices a GPU backend sees, e.g. "1 device: NVIDIA H200", "" if none (static string). */
+LUMEN_API const char *lumen_backend_devices(lumen_backend backend);
+/* The Halide targets compiled in for a backend, comma-separated (CPU: best first), "" if none. */
+LUMEN_API const char *lumen_compiled_targets(lumen_backend backend);
 
 typedef struct lumen_context lumen_context;
 
@@ -148,6 +152,9 @@ typedef enum lumen_access {
  * later GPU call uploads it again: map with WRITE before changing pixels (also of wrapped memory).
  * Errors: INVALID_ARGUMENT (NULL, bad access), DEVICE (the copy back failed). */
 LUMEN_API lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **data);
+/* Waits until device work writing the image has finished (for timing; map waits by itself).
+ * Errors: INVALID_ARGUMENT (NULL), DEVICE. */
+LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
 
 /* ---- Pipelines ---------------------------------------------------------------------------- *
  * Common errors: INVALID_ARGUMENT (NULL image, parameter out of range, src and dst overlapping

@@ -1,0 +1,31 @@
+/* Pipelines by name with key=value parameters, as the CLI's run and chain take them. */
+#ifndef LUMEN_CLI_STAGES_H
+#define LUMEN_CLI_STAGES_H
+
+#include <lumen/lumen.h>
+
+enum { STAGE_MAX_PARAMS = 3 };
+
+typedef struct {
+    int pipeline;                     /* index into the table in stages.c */
+    double values[STAGE_MAX_PARAMS];  /* by the pipeline's parameter order */
+    int given[STAGE_MAX_PARAMS];
+} stage;
+
+/* Names of all pipelines, NULL-terminated, and a pipeline's parameter help ("sigma=2 ..."). */
+extern const char *const stage_pipeline_names[];
+const char *stage_params_help(int pipeline);
+const char *stage_name(const stage *s);
+
+/* Starts a stage for a pipeline name; -1 (message in err) if unknown. */
+int stage_init(stage *s, const char *name, char *err, size_t err_size);
+/* Sets "key=value"; -1 (message in err) for an unknown key or a bad number. */
+int stage_param(stage *s, const char *kv, char *err, size_t err_size);
+/* Parses "name[:k=v[:k=v]]". */
+int stage_parse(stage *s, const char *text, char *err, size_t err_size);
+/* Runs the stage on src into a new image of the right size/channels (*out). On failure returns
+ * the status; the message is in err. */
+lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lumen_image **out,
+                       char *err, size_t err_size);
+
+#endif
