@@ -1,0 +1,20 @@
+# Build flags as INTERFACE targets (targets, not global flags):
+#   lumen_hardening: stack protector, fortify, RELRO + BIND_NOW, non-executable stack (ELF, GCC/Clang)
+#   lumen_sanitize:  -fsanitize=${LUMEN_SANITIZE} (e.g. address,undefined) for Lumen's own C code
+#                    and the tests; the Halide-generated code is not instrumented.
+set(LUMEN_SANITIZE "" CACHE STRING "Sanitizers for Lumen's C code and tests, e.g. address,undefined")
+
+add_library(lumen_hardening INTERFACE)
+set(gnu_elf "$<AND:$<C_COMPILER_ID:GNU,Clang>,$<NOT:$<PLATFORM_ID:Windows,Darwin>>>")
+target_compile_options(lumen_hardening INTERFACE
+    "$<$<C_COMPILER_ID:GNU,Clang>:-fstack-protector-strong>"
+    "$<$<AND:$<C_COMPILER_ID:GNU,Clang>,$<NOT:$<CONFIG:Debug>>>:-D_FORTIFY_SOURCE=2>")
+target_link_options(lumen_hardening INTERFACE
+    "$<${gnu_elf}:LINKER:-z,relro;LINKER:-z,now;LINKER:-z,noexecstack>")
+
+add_library(lumen_sanitize INTERFACE)
+if (LUMEN_SANITIZE)
+    target_compile_options(lumen_sanitize INTERFACE -fsanitize=${LUMEN_SANITIZE}
+                           -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    target_link_options(lumen_sanitize INTERFACE -fsanitize=${LUMEN_SANITIZE})
+endif ()
