@@ -3,6 +3,7 @@
 #   lumen_sanitize:  -fsanitize=${LUMEN_SANITIZE} (e.g. address,undefined) for Lumen's own C code
 #                    and the tests; the Halide-generated code is not instrumented.
 set(LUMEN_SANITIZE "" CACHE STRING "Sanitizers for Lumen's C code and tests, e.g. address,undefined")
+option(LUMEN_BUILD_FUZZERS "Build the libFuzzer harness (clang; add fuzzer-no-link to LUMEN_SANITIZE)")
 
 add_library(lumen_hardening INTERFACE)
 set(gnu_elf "$<AND:$<C_COMPILER_ID:GNU,Clang>,$<NOT:$<PLATFORM_ID:Windows,Darwin>>>")

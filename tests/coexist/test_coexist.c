@@ -88,6 +88,7 @@ int main(int argc, char **argv) {
         int lumen_threads = lumen_set_num_threads(2);
         CHECK(lumen_threads != 1, "Lumen's pool has the other library's thread count");
         lumen_set_num_threads(lumen_threads);
+        halide_device_free(NULL, &in);
         halide_device_free(NULL, &out);
     }
     lumen_image_destroy(src);
