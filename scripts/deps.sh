@@ -3,7 +3,8 @@
 # packages are installed; uses sudo when not root).
 set -eu
 pkgs="cmake ninja-build gcc g++ make pkg-config binutils dpkg-dev file
-      libhalide14-0-dev pocl-opencl-icd ocl-icd-opencl-dev libpng-dev"
+      libhalide14-0-dev pocl-opencl-icd ocl-icd-opencl-dev libpng-dev
+      clang libclang-rt-14-dev valgrind"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

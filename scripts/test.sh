@@ -1,8 +1,15 @@
 #!/bin/sh
-# The tests: install dependencies, build, run every ctest test (labels: unit, package).
+# The tests: install dependencies, then
+#   1. release build: every ctest test (labels unit, device, cli, package, valgrind);
+#   2. sanitize build (clang ASan + UBSan): unit, device and cli tests again, and the fuzzer for
+#      LUMEN_FUZZ_SECONDS (default 60).
+# Extra arguments go to both ctest runs (e.g. -L unit).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
 cmake --preset release
 cmake --build --preset release
 ctest --preset release "$@"
+cmake --preset sanitize -DLUMEN_FUZZ_SECONDS="${LUMEN_FUZZ_SECONDS:-60}"
+cmake --build --preset sanitize
+ctest --preset sanitize "$@"

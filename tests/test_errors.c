@@ -37,6 +37,25 @@ static void statuses(void) {
     CHECK(strcmp(lumen_version_string(), LUMEN_VERSION_STRING) == 0, "version string");
 }
 
+/* Queries and settings: unknown enums and NULL outputs. */
+static void queries(void) {
+    expect(lumen_backend_available((lumen_backend)9), LUMEN_ERROR_INVALID_ARGUMENT,
+           "lumen_backend_available", "unknown backend");
+    expect(lumen_context_stats(NULL, NULL), LUMEN_ERROR_INVALID_ARGUMENT, "lumen_context_stats",
+           "NULL out");
+    expect(lumen_image_sync(NULL), LUMEN_ERROR_INVALID_ARGUMENT, "lumen_image_sync", "NULL");
+    CHECK(strcmp(lumen_compiled_targets((lumen_backend)9), "") == 0, "targets of backend 9");
+    CHECK(strcmp(lumen_backend_devices(LUMEN_BACKEND_CPU), "") == 0, "devices of the CPU");
+    CHECK(lumen_backend_compiled((lumen_backend)9) == 0, "backend 9 compiled");
+    CHECK(strlen(lumen_compiled_targets(LUMEN_BACKEND_CPU)) > 0, "no CPU targets");
+    int old = lumen_set_num_threads(3);
+    CHECK(lumen_set_num_threads(-5) == 3, "thread count not kept"); /* negative: as 0 */
+    lumen_set_num_threads(old);
+    lumen_context_reset_stats(NULL);
+    lumen_transfer_stats s;
+    CHECK_OK(lumen_context_stats(NULL, &s));
+}
+
 static void contexts(void) {
     lumen_context *ctx = (lumen_context *)&ctx;
     expect(lumen_context_create(LUMEN_BACKEND_CPU, NULL), LUMEN_ERROR_INVALID_ARGUMENT,
@@ -141,6 +160,15 @@ static void pipelines(void) {
     lumen_image_destroy(lo);
     lumen_image_destroy(hi);
 
+    /* Destroying one image leaves the others usable. */
+    lumen_image *tmp = NULL, *out = NULL;
+    CHECK_OK(lumen_image_create(16, 8, 3, &tmp));
+    CHECK_OK(lumen_image_create(16, 8, 3, &out));
+    CHECK_OK(lumen_gaussian_blur(NULL, s, tmp, 1.0f));
+    lumen_image_destroy(tmp);
+    CHECK_OK(lumen_gaussian_blur(NULL, s, out, 1.0f));
+    lumen_image_destroy(out);
+
     /* A success clears the thread's last error; in-place levels is allowed. */
     CHECK_OK(lumen_levels(NULL, s, s, 1, 0));
     CHECK(lumen_last_error()[0] == '\0', "last error kept after success: %s", lumen_last_error());
@@ -172,6 +200,7 @@ int main(void) {
     t_seed();
     dst = t_image_new(16, 8, 3, 0, 0);
     statuses();
+    queries();
     contexts();
     images();
     pipelines();

@@ -157,40 +157,51 @@ LUMEN_API lumen_status lumen_image_map(lumen_image *img, lumen_access access, ui
 LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
 
 /* ---- Pipelines ---------------------------------------------------------------------------- *
- * Common errors: INVALID_ARGUMENT (NULL image, parameter out of range, src and dst overlapping
- * where not allowed), UNSUPPORTED_FORMAT, SIZE_MISMATCH, BACKEND_UNAVAILABLE, DEVICE.
+ * Every pipeline returns, checked in this order:
+ *   INVALID_ARGUMENT      src or dst NULL
+ *   UNSUPPORTED_FORMAT    src's channel count is not one the pipeline takes
+ *   SIZE_MISMATCH         dst's channels or size do not fit src (as stated per pipeline)
+ *   INVALID_ARGUMENT      src and dst memory overlap (only levels may run exactly in place)
+ *   INVALID_ARGUMENT      a parameter out of its range, NaN or infinite
+ *   BACKEND_UNAVAILABLE   the context's backend is not built in or not usable here
+ *   DEVICE                a GPU driver call failed (copy, allocation, kernel)
+ *   OUT_OF_MEMORY, INTERNAL  from the Halide runtime (not expected after the checks above)
+ * On any failure dst's pixels are unchanged, except after DEVICE/INTERNAL errors on a GPU.
  * Integer arithmetic throughout: results are bit-exact across CPU variants and backends. */
 
 #define LUMEN_GAIN_MAX 256.0f
 #define LUMEN_BIAS_MAX 1024.0f
 /* dst = saturate(floor(g * src + b + 1/2)) on every channel (alpha too), with g = gain and
  * b = bias rounded (half up) to multiples of 1/4096 (Q12 fixed point, so results are exact on every
- * target). |gain| <= LUMEN_GAIN_MAX, |bias| <= LUMEN_BIAS_MAX. Same size and channels;
- * src == dst (in place) allowed. */
+ * target). src: 1, 3 or 4 channels; dst: same size and channels; src == dst (in place) allowed.
+ * |gain| <= LUMEN_GAIN_MAX, |bias| <= LUMEN_BIAS_MAX. */
 LUMEN_API lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     float gain, float bias);
 
-/* RGB/RGBA src -> 1-channel dst of the same size: (77 R + 150 G + 29 B + 128) >> 8 (BT.601). */
+/* (77 R + 150 G + 29 B + 128) >> 8 (BT.601; alpha ignored). src: 3 or 4 channels; dst: same size,
+ * 1 channel. */
 LUMEN_API lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
 #define LUMEN_SIGMA_MIN 0.5f
 #define LUMEN_SIGMA_MAX 16.0f
 /* Separable Gaussian, radius ceil(3 sigma), Q14 integer taps, clamp-to-edge borders.
- * Same size and channels; sigma in [LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX]. */
+ * src: 1, 3 or 4 channels; dst: same size and channels; sigma in [LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX].
+ */
 LUMEN_API lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                            float sigma);
 
 /* Bilinear resize to dst's size (any, up or down), pixel centres as OpenCV INTER_LINEAR, exact
- * integer weights (Q11). Same channels. */
+ * integer weights (Q11). src: 1, 3 or 4 channels; dst: any size, same channels. */
 LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
 /* Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge:
- * min(255, floor(sqrt(gx^2 + gy^2) + 0.5)). dst: same size, 1 channel. */
+ * min(255, floor(sqrt(gx^2 + gy^2) + 0.5)). src: 1 channel; dst: same size, 1 channel. */
 LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
 #define LUMEN_AMOUNT_MAX 16.0f
 /* dst = saturate(floor(b + a * (src - b) + 1/2)), b = lumen_gaussian_blur(src, sigma), a = amount
  * rounded (half up) to a multiple of 1/4096: amount 1 returns src, > 1 sharpens, 0 blurs.
+ * src: 1, 3 or 4 channels; dst: same size and channels; sigma as for lumen_gaussian_blur,
  * amount in [0, LUMEN_AMOUNT_MAX]. */
 LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                           float sigma, float amount);
@@ -202,7 +213,8 @@ LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, 
  * it; the choice is fixed for the life of the process. */
 LUMEN_API const char *lumen_cpu_variant(void);
 
-/* Threads for CPU pipelines (one pool for all of Lumen); 0 = one per core. Returns the old value.*/
+/* Threads for CPU pipelines (one pool for all of Lumen); 0 (or negative) = one per core. Returns
+ * the previous setting (0 before the pool has started). */
 LUMEN_API int lumen_set_num_threads(int n);
 
 #ifdef __cplusplus
