@@ -214,10 +214,9 @@ lumen_backend lumen__preferred(void) {
 const char *lumen_backend_devices(lumen_backend backend) {
     lumen__call call;
     lumen__begin(&call, "lumen_backend_devices", NULL);
+    if (backend != LUMEN_BACKEND_CUDA && backend != LUMEN_BACKEND_OPENCL) return "";
     probe_once();
-    if (backend == LUMEN_BACKEND_CUDA) return cuda.devices;
-    if (backend == LUMEN_BACKEND_OPENCL) return opencl_any.devices;
-    return "";
+    return backend == LUMEN_BACKEND_CUDA ? cuda.devices : opencl_any.devices;
 }
 
 const char *lumen_compiled_targets(lumen_backend backend) {
