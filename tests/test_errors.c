@@ -1,5 +1,7 @@
 /* Bad input: every function answers with its documented status and a message, writes nothing
  * to the destination, and never aborts. */
+#include <lumen/lumen_cuda.h>
+
 #include "harness.h"
 
 #include <math.h>
@@ -176,6 +178,29 @@ static void pipelines(void) {
     t_image_free(&rgb), t_image_free(&gray), t_image_free(&small), t_image_free(&rgba);
 }
 
+/* CUDA interop without a usable GPU: clean statuses. */
+static void cuda_interop(void) {
+    lumen_context *ctx = NULL;
+    lumen_image *img = NULL;
+    uint64_t ptr = 0;
+    expect(lumen_cuda_context_create(NULL, NULL), LUMEN_ERROR_INVALID_ARGUMENT,
+           "lumen_cuda_context_create", "NULL out");
+    expect(lumen_cuda_image_wrap(NULL, 0, 4, 4, 1, 4, &img), LUMEN_ERROR_INVALID_ARGUMENT,
+           "lumen_cuda_image_wrap", "device_ptr 0");
+    expect(lumen_cuda_image_wrap(NULL, 4096, 4, 4, 3, 8, &img), LUMEN_ERROR_INVALID_ARGUMENT,
+           "lumen_cuda_image_wrap", "pitch < row");
+    expect(lumen_cuda_image_device_ptr(NULL, NULL, &ptr, NULL), LUMEN_ERROR_INVALID_ARGUMENT,
+           "lumen_cuda_image_device_ptr", "NULL image");
+    if (lumen_backend_available(LUMEN_BACKEND_CUDA) == LUMEN_OK) return;
+    expect(lumen_cuda_context_create(NULL, &ctx), LUMEN_ERROR_BACKEND_UNAVAILABLE,
+           "lumen_cuda_context_create", "no GPU");
+    CHECK(ctx == NULL, "context made without a GPU");
+    expect(lumen_cuda_image_wrap(NULL, 4096, 4, 4, 1, 4, &img), LUMEN_ERROR_BACKEND_UNAVAILABLE,
+           "lumen_cuda_image_wrap", "no GPU");
+    expect(lumen_cuda_image_device_ptr(NULL, dst.img, &ptr, NULL), LUMEN_ERROR_BACKEND_UNAVAILABLE,
+           "lumen_cuda_image_device_ptr", "no GPU");
+}
+
 /* Backends that are not there: a status, never an abort. */
 static void backends(void) {
     t_image src = t_image_new(16, 8, 3, 0, 1);
@@ -204,7 +229,10 @@ int main(void) {
     contexts();
     images();
     pipelines();
-    if (!getenv("LUMEN_TEST_QUICK")) backends(); /* GPU drivers (PoCL) are too much for valgrind */
+    if (!getenv("LUMEN_TEST_QUICK")) { /* GPU drivers (PoCL) are too much for valgrind */
+        cuda_interop();
+        backends();
+    }
     t_image_free(&dst);
     return t_summary();
 }

@@ -53,6 +53,14 @@ static void finish_devices(probe_result *r, int count) {
 static probe_result cuda, opencl_any;
 static int opencl_gpus;
 
+/* The CUDA driver, kept loaded once it is usable: primary contexts for Lumen's CUDA work. */
+typedef int(CALL *retain_t)(void **, int);
+static struct {
+    int count;
+    retain_t primary_retain;
+    void *primary[16];
+} driver;
+
 static void *open_first(const char *const *names) {
     for (; *names; names++) {
         void *lib = LIB_OPEN(*names);
@@ -82,6 +90,7 @@ static void probe_cuda(void) {
     get_t cu_get = (get_t)LIB_SYM(lib, "cuDeviceGet");
     attr_t cu_attr = (attr_t)LIB_SYM(lib, "cuDeviceGetAttribute");
     name_t cu_name = (name_t)LIB_SYM(lib, "cuDeviceGetName");
+    driver.primary_retain = (retain_t)LIB_SYM(lib, "cuDevicePrimaryCtxRetain");
     int n = 0, best = 0, rc;
     if (!cu_init || !cu_count || !cu_get || !cu_attr) {
         unavailable(&cuda, "%s lacks the driver API", cuda_libs[0]);
@@ -109,10 +118,12 @@ static void probe_cuda(void) {
         if (best < LUMEN__CUDA_CAPABILITY)
             unavailable(&cuda, "CUDA devices too old (compute capability %d.%d < %d.%d)", best / 10,
                         best % 10, LUMEN__CUDA_CAPABILITY / 10, LUMEN__CUDA_CAPABILITY % 10);
+        else if (!driver.primary_retain)
+            unavailable(&cuda, "%s lacks cuDevicePrimaryCtxRetain", cuda_libs[0]);
         else
-            cuda.status = LUMEN_OK;
+            cuda.status = LUMEN_OK, driver.count = n;
     }
-    LIB_CLOSE(lib);
+    if (cuda.status != LUMEN_OK) LIB_CLOSE(lib); /* else kept for primary contexts */
 }
 
 static void probe_opencl(void) {
@@ -226,4 +237,30 @@ const char *lumen_compiled_targets(lumen_backend backend) {
     case LUMEN_BACKEND_OPENCL: return LUMEN__OPENCL_TARGETS;
     default: return "";
     }
+}
+
+int lumen__cuda_device_count(void) {
+    probe_once();
+    return cuda.status == LUMEN_OK ? driver.count : 0;
+}
+
+#if defined(_WIN32)
+static SRWLOCK primary_lock = SRWLOCK_INIT;
+#  define LOCK() AcquireSRWLockExclusive(&primary_lock)
+#  define UNLOCK() ReleaseSRWLockExclusive(&primary_lock)
+#else
+static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
+#  define LOCK() pthread_mutex_lock(&primary_lock)
+#  define UNLOCK() pthread_mutex_unlock(&primary_lock)
+#endif
+
+/* The device's primary context, retained once for the life of the process. */
+int lumen__cuda_primary_context(int device, void **context) {
+    if (device < 0 || device >= lumen__cuda_device_count() || device >= 16) return 101;
+    int rc = 0; /* CUDA_SUCCESS; 101 = CUDA_ERROR_INVALID_DEVICE */
+    LOCK();
+    if (!driver.primary[device]) rc = driver.primary_retain(&driver.primary[device], device);
+    *context = driver.primary[device];
+    UNLOCK();
+    return rc;
 }

@@ -49,7 +49,7 @@ static size_t image_bytes(const lumen_image *img) {
 }
 
 /* Width, height, channels and stride within what Halide's 32-bit buffers can address. */
-static lumen_status check_geometry(lumen__call *call, int w, int h, int c, size_t stride) {
+lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride) {
     if (w < 1 || h < 1 || w > LUMEN_MAX_DIMENSION || h > LUMEN_MAX_DIMENSION) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "size %dx%d outside 1..%d", w, h,
                            LUMEN_MAX_DIMENSION);
@@ -72,7 +72,7 @@ static lumen_status check_geometry(lumen__call *call, int w, int h, int c, size_
     return LUMEN_OK;
 }
 
-static lumen_status new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
+lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
                               size_t stride, lumen_image **out) {
     lumen_image *img = (lumen_image *)calloc(1, sizeof *img);
     if (!img) {
@@ -104,12 +104,12 @@ lumen_status lumen_image_create(int width, int height, int channels, lumen_image
     *out = NULL;
     size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels : 0;
     size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
-    lumen_status st = check_geometry(&call, width, height, channels, stride);
+    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride);
     if (st) return st;
     void *owned = malloc(stride * (size_t)height + ROW_ALIGN);
     if (!owned) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
     uint8_t *data = (uint8_t *)owned + (ROW_ALIGN - (uintptr_t)owned % ROW_ALIGN) % ROW_ALIGN;
-    return new_image(&call, data, owned, width, height, channels, stride, out);
+    return lumen__new_image(&call, data, owned, width, height, channels, stride, out);
 }
 
 lumen_status lumen_image_wrap(void *data, int width, int height, int channels, size_t stride,
@@ -119,9 +119,9 @@ lumen_status lumen_image_wrap(void *data, int width, int height, int channels, s
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
-    lumen_status st = check_geometry(&call, width, height, channels, stride);
+    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride);
     if (st) return st;
-    return new_image(&call, (uint8_t *)data, NULL, width, height, channels, stride, out);
+    return lumen__new_image(&call, (uint8_t *)data, NULL, width, height, channels, stride, out);
 }
 
 /* Transfers, counted against the context `ctx`. */
@@ -129,9 +129,20 @@ static size_t pixel_bytes(const lumen_image *img) {
     return (size_t)img->dim[0].extent * (size_t)img->dim[1].extent * (size_t)img->dim[2].extent;
 }
 
-static lumen_status to_host(lumen__call *call, lumen_image *img, lumen_context *ctx) {
-    if (!device_dirty(img)) return LUMEN_OK;
-    lumen_status st = lumen__halide_status(call, halide_copy_to_host(call, &img->buf));
+lumen_status lumen__ensure_host(lumen__call *call, lumen_image *img) {
+    if (img->buf.host) return LUMEN_OK;
+    size_t bytes = (size_t)img->dim[2].stride * (size_t)img->dim[2].extent;
+    img->owned = malloc(bytes + ROW_ALIGN);
+    if (!img->owned) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
+    img->buf.host = (uint8_t *)img->owned +
+                    (ROW_ALIGN - (uintptr_t)img->owned % ROW_ALIGN) % ROW_ALIGN;
+    return LUMEN_OK;
+}
+
+lumen_status lumen__to_host(lumen__call *call, lumen_image *img, lumen_context *ctx) {
+    lumen_status st = lumen__ensure_host(call, img);
+    if (st || !device_dirty(img)) return st;
+    st = lumen__halide_status(call, halide_copy_to_host(call, &img->buf));
     if (!st) {
         lumen__count(&ctx->stats.downloads, 1);
         lumen__count(&ctx->stats.download_bytes, pixel_bytes(img));
@@ -139,18 +150,24 @@ static lumen_status to_host(lumen__call *call, lumen_image *img, lumen_context *
     return st;
 }
 
-static lumen_status free_device(lumen__call *call, lumen_image *img, lumen_context *ctx) {
+lumen_status lumen__free_device(lumen__call *call, lumen_image *img, lumen_context *ctx) {
     if (!img->buf.device) return LUMEN_OK;
+#if LUMEN__HAVE_CUDA
+    if (img->device_ptr) { /* the caller's memory: let go of it, never free it */
+        img->device_ptr = 0;
+        return lumen__halide_status(call, halide_cuda_detach_device_ptr(call, &img->buf));
+    }
+#endif
     lumen_status st = lumen__halide_status(call, halide_device_free(call, &img->buf));
     if (!st) lumen__count(&ctx->stats.device_frees, 1);
     return st;
 }
 
-static lumen_context *owner(const lumen_image *img) {
+lumen_context *lumen__owner(const lumen_image *img) {
     return img->owner ? img->owner : lumen__default_context();
 }
 
-static void set_owner(lumen_image *img, lumen_context *ctx) {
+void lumen__set_owner(lumen_image *img, lumen_context *ctx) {
     if (img->owner == ctx) return;
     lumen__context_release(img->owner);
     img->owner = lumen__context_retain(ctx);
@@ -159,9 +176,9 @@ static void set_owner(lumen_image *img, lumen_context *ctx) {
 void lumen_image_destroy(lumen_image *img) {
     if (!img) return;
     lumen__call call;
-    lumen__begin(&call, "lumen_image_destroy", NULL);
+    lumen__begin(&call, "lumen_image_destroy", img->owner);
     call.backend = lumen_image_location(img);
-    free_device(&call, img, owner(img));
+    lumen__free_device(&call, img, lumen__owner(img));
     lumen__context_release(img->owner);
     free(img->owned);
     free(img);
@@ -186,8 +203,9 @@ lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **da
     if (access < LUMEN_ACCESS_READ || access > LUMEN_ACCESS_READ_WRITE) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown access %d", (int)access);
     }
+    call.ctx = lumen__owner(img);
     call.backend = lumen_image_location(img);
-    lumen_status st = to_host(&call, img, owner(img));
+    lumen_status st = lumen__to_host(&call, img, lumen__owner(img));
     if (st) return st;
     if (access & LUMEN_ACCESS_WRITE) set_flag(img, halide_buffer_flag_host_dirty, 1);
     *data = img->buf.host;
@@ -199,6 +217,7 @@ lumen_status lumen_image_sync(lumen_image *img) {
     lumen__begin(&call, "lumen_image_sync", NULL);
     if (!img) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "img is NULL");
     if (!img->buf.device) return LUMEN_OK;
+    call.ctx = lumen__owner(img);
     call.backend = backend_of(img->buf.device_interface);
     return lumen__halide_status(&call, halide_device_sync(&call, &img->buf));
 }
@@ -208,8 +227,12 @@ lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const
 }
 
 int lumen__overlap(const lumen_image *a, const lumen_image *b) {
+    if (a == b) return 1;
+    if (a->device_ptr && b->device_ptr) /* both over caller's CUDA memory */
+        return a->device_ptr < b->device_ptr + image_bytes(b) &&
+               b->device_ptr < a->device_ptr + image_bytes(a);
     const uint8_t *a0 = a->buf.host, *b0 = b->buf.host;
-    return a0 < b0 + image_bytes(b) && b0 < a0 + image_bytes(a);
+    return a0 && b0 && a0 < b0 + image_bytes(b) && b0 < a0 + image_bytes(a);
 }
 
 lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
@@ -229,12 +252,14 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
     lumen_status st = lumen__probe(call, b);
     if (st) return st;
     lumen_context *ctx = call->ctx;
+    if (!iface && ((st = lumen__ensure_host(call, src)) || (st = lumen__ensure_host(call, dst))))
+        return st;
     /* Source: newest pixels to where they are needed. Halide uploads a host-dirty input itself;
      * memory on another device is released so Halide never switches a buffer's interface. */
     if (src->buf.device && src->buf.device_interface != iface) {
-        if ((st = to_host(call, src, ctx))) return st;
+        if ((st = lumen__to_host(call, src, ctx))) return st;
         if (iface) {
-            if ((st = free_device(call, src, ctx))) return st;
+            if ((st = lumen__free_device(call, src, ctx))) return st;
             set_flag(src, halide_buffer_flag_host_dirty, 1);
         }
     }
@@ -242,7 +267,7 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
         /* Destination: fully overwritten, so its old pixels are dropped, not copied. */
         if (dst->buf.device && dst->buf.device_interface != iface && iface) {
             set_flag(dst, halide_buffer_flag_device_dirty, 0);
-            if ((st = free_device(call, dst, ctx))) return st;
+            if ((st = lumen__free_device(call, dst, ctx))) return st;
         }
         set_flag(dst, iface ? halide_buffer_flag_host_dirty : halide_buffer_flag_device_dirty, 0);
     }
@@ -271,7 +296,7 @@ lumen_status lumen__finish(lumen__call *call, int code) {
     if (!call->src_device && src->buf.device) lumen__count(&ctx->stats.device_allocations, 1);
     if (dst != src && !call->dst_device && dst->buf.device)
         lumen__count(&ctx->stats.device_allocations, 1);
-    if (src->buf.device) set_owner(src, ctx);
-    if (dst->buf.device) set_owner(dst, ctx);
+    if (src->buf.device) lumen__set_owner(src, ctx);
+    if (dst->buf.device) lumen__set_owner(dst, ctx);
     return st;
 }

@@ -18,12 +18,16 @@ struct lumen_context {
     lumen_backend policy;
     int refs;                   /* the creator + images; < 0: the static default context */
     lumen_transfer_stats stats; /* updated atomically */
+    int cuda_device;            /* CUDA: device whose primary context is used ... */
+    void *cuda_context;         /* ... unless the caller gave a CUcontext */
+    void *cuda_stream;          /* NULL: the default stream */
 };
 
 struct lumen_image {
     halide_buffer_t buf; /* dims: 0 = channel, 1 = x, 2 = y */
     halide_dimension_t dim[3];
-    void *owned;          /* our allocation, NULL for wrapped memory */
+    void *owned;          /* our host allocation, NULL for wrapped memory */
+    uint64_t device_ptr;  /* caller's CUDA memory wrapped by lumen_cuda_image_wrap, else 0 */
     lumen_context *owner; /* context of the last GPU call on it (referenced), or NULL */
 };
 
@@ -45,6 +49,22 @@ void lumen__count(uint64_t *counter, uint64_t n);
 lumen_context *lumen__context_retain(lumen_context *ctx);
 void lumen__context_release(lumen_context *ctx);
 lumen_context *lumen__default_context(void);
+
+/* CUDA driver entry points (backend.c; valid once CUDA probed usable). */
+int lumen__cuda_device_count(void);
+int lumen__cuda_primary_context(int device, void **context); /* CUresult */
+/* Installs the Halide CUDA context/stream hooks (cuda.c). */
+void lumen__cuda_install_hooks(void);
+/* Host memory for an image that has none yet (device-wrapped images). */
+lumen_status lumen__ensure_host(lumen__call *call, struct lumen_image *img);
+/* Newest pixels to the host / the image's device memory released, counted against ctx. */
+lumen_status lumen__to_host(lumen__call *call, struct lumen_image *img, lumen_context *ctx);
+lumen_status lumen__free_device(lumen__call *call, struct lumen_image *img, lumen_context *ctx);
+lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
+                              size_t stride, struct lumen_image **out);
+lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride);
+lumen_context *lumen__owner(const struct lumen_image *img);
+void lumen__set_owner(struct lumen_image *img, lumen_context *ctx);
 
 /* GPU backends: LUMEN_OK if usable, else BACKEND_UNAVAILABLE with the reason (probed once). */
 lumen_status lumen__probe(lumen__call *call, lumen_backend backend);

@@ -243,6 +243,7 @@ static void init_once(void) {
     }
     halide_set_custom_can_use_target_features(can_use_target_features);
     halide_reuse_device_allocations(NULL, true); /* lumen_release_device_memory empties it */
+    lumen__cuda_install_hooks();
     const char *backend = getenv("LUMEN_BACKEND");
     if (backend) parse_backend(backend, &default_context.policy);
 }
