@@ -1,5 +1,11 @@
 # Everything Halide-version-specific in Lumen's build lives here (written for Halide 14).
 #
+#   lumen_add_generator(<target> SOURCES <src>...)
+#
+# Makes the generator executable Lumen::<target>. A native build compiles it and exports it to
+# <build>/cmake/LumenGeneratorsConfig.cmake; a cross build (e.g. for Windows) imports it from a
+# host build instead: -DLumenGenerators_ROOT=<host build dir> (Halide 14's add_halide_generator).
+#
 #   lumen_add_halide_pipelines(<target> GENERATOR <exe> PIPELINES <name>...
 #                              CPU_TARGETS <t>... GPU_TARGETS <t>...)
 #
@@ -14,8 +20,30 @@
 # <target>_generate makes them. Halide 15+ has add_halide_runtime(); Halide 14 does not,
 # so the runtime comes from the generator's -r option.
 
-find_package(Halide 14 REQUIRED)
+if (CMAKE_CROSSCOMPILING)  # only the runtime headers and the CMake helpers: no libHalide
+    find_package(HalideHelpers 14 REQUIRED)
+else ()
+    find_package(Halide 14 REQUIRED)
+endif ()
 find_package(Threads REQUIRED)
+
+function(lumen_add_generator TARGET)
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES")
+    if (CMAKE_CROSSCOMPILING)
+        find_package(LumenGenerators QUIET)
+        if (NOT TARGET Lumen::${TARGET})
+            message(FATAL_ERROR "Lumen: no host generator Lumen::${TARGET}. A cross build needs "
+                    "-DLumenGenerators_ROOT=<a host build of Lumen> (cmake --preset release && "
+                    "cmake --build --preset release --target ${TARGET}).")
+        endif ()
+    endif ()
+    add_halide_generator(${TARGET} SOURCES ${ARG_SOURCES}
+                         PACKAGE_NAME LumenGenerators PACKAGE_NAMESPACE Lumen::
+                         EXPORT_FILE "${PROJECT_BINARY_DIR}/cmake/LumenGeneratorsConfig.cmake")
+    if (TARGET ${TARGET})  # built here: a unity build compiles Halide.h once
+        set_target_properties(${TARGET} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+    endif ()
+endfunction()
 
 # Halide's file suffixes and OS name for the platform being built for.
 if (WIN32)
