@@ -1,5 +1,5 @@
 # Build flags as INTERFACE targets (targets, not global flags):
-#   lumen_hardening: stack protector, fortify, RELRO + BIND_NOW, non-executable stack (ELF, GCC/Clang)
+#   lumen_hardening: stack protector, fortify, RELRO + BIND_NOW, non-executable stack (GCC/Clang)
 #   lumen_sanitize:  -fsanitize=${LUMEN_SANITIZE} (e.g. address,undefined) for Lumen's own C code
 #                    and the tests; the Halide-generated code is not instrumented.
 set(LUMEN_SANITIZE "" CACHE STRING "Sanitizers for Lumen's C code and tests, e.g. address,undefined")
@@ -7,9 +7,11 @@ option(LUMEN_BUILD_FUZZERS "Build the libFuzzer harness (clang; add fuzzer-no-li
 
 add_library(lumen_hardening INTERFACE)
 set(gnu_elf "$<AND:$<C_COMPILER_ID:GNU,Clang>,$<NOT:$<PLATFORM_ID:Windows,Darwin>>>")
+# (not for mingw: both need libssp there; MSVC has /GS on by default)
+set(gnu_not_win "$<AND:$<C_COMPILER_ID:GNU,Clang>,$<NOT:$<PLATFORM_ID:Windows>>>")
 target_compile_options(lumen_hardening INTERFACE
-    "$<$<C_COMPILER_ID:GNU,Clang>:-fstack-protector-strong>"
-    "$<$<AND:$<C_COMPILER_ID:GNU,Clang>,$<NOT:$<CONFIG:Debug>>>:-D_FORTIFY_SOURCE=2>")
+    "$<${gnu_not_win}:-fstack-protector-strong>"
+    "$<$<AND:${gnu_not_win},$<NOT:$<CONFIG:Debug>>>:-D_FORTIFY_SOURCE=2>")
 target_link_options(lumen_hardening INTERFACE
     "$<${gnu_elf}:LINKER:-z,relro;LINKER:-z,now;LINKER:-z,noexecstack>")
 

@@ -10,7 +10,11 @@ set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_RESOURCE_FILE_README "${PROJECT_SOURCE_DIR}/README.md")
 set(CPACK_PACKAGE_INSTALL_DIRECTORY "Lumen")
 set(CPACK_PACKAGE_CHECKSUM SHA256)
-if (NOT DEFINED CPACK_SYSTEM_NAME)
+if (DEFINED CPACK_SYSTEM_NAME)
+elseif (WIN32)  # Lumen-<version>-win64.zip / .exe
+    math(EXPR bits "${CMAKE_SIZEOF_VOID_P} * 8")
+    set(CPACK_SYSTEM_NAME win${bits})
+else ()
     set(CPACK_SYSTEM_NAME "${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}")
 endif ()
 set(CPACK_PACKAGE_FILE_NAME "Lumen-${PROJECT_VERSION}-${CPACK_SYSTEM_NAME}")
@@ -26,6 +30,13 @@ set(CPACK_COMPONENT_TOOLS_DEPENDS runtime)
 
 if (WIN32)
     set(CPACK_GENERATOR ZIP NSIS)
+    # A 64-bit installer (Debian's nsis has the amd64 stubs) for the 64-bit DLL, into
+    # "Program Files". CPack has no option for NSIS's Target, so it rides on the line
+    # "SetCompressor ..." of CPack's script (CPACK_NSIS_DEFINES is CPack's own).
+    set(CPACK_NSIS_COMPRESSOR "lzma\n  Target amd64-unicode")
+    set(CPACK_NSIS_INSTALL_ROOT "$PROGRAMFILES64")
+    set(CPACK_NSIS_DISPLAY_NAME "Lumen ${PROJECT_VERSION}")
+    set(CPACK_NSIS_ENABLE_UNINSTALL_BEFORE_INSTALL ON)
 else ()
     set(CPACK_GENERATOR TGZ ZIP DEB STGZ)
 endif ()

@@ -75,7 +75,9 @@ lumen_backend lumen__preferred(void);
 void lumen__begin(lumen__call *call, const char *function, lumen_context *ctx);
 /* Records a failure: formats the thread's last error and returns status. */
 lumen_status lumen__fail(const lumen__call *call, lumen_status status, const char *fmt, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__)  /* C99 rules (__USE_MINGW_ANSI_STDIO); "printf" means msvcrt's */
+    __attribute__((format(gnu_printf, 3, 4)))
+#elif defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
