@@ -7,6 +7,10 @@ sh scripts/deps.sh
 cmake --preset release
 cmake --build --preset release
 cpack --preset release
+# Windows: lumen.dll, ZIP and NSIS installer from the mingw cross build (generators from above).
+cmake --preset windows
+cmake --build --preset windows
+cpack --preset windows
 out=build/release/packages
 stage=build/release/demo
 rm -rf "$stage" && mkdir -p "$stage"
@@ -16,8 +20,8 @@ for ex in hello chain; do
     cmake -S "examples/$ex" -B "$stage/$ex" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
     cmake --build "$stage/$ex" >/dev/null
 done
-echo "== Packages in $out:"
-ls -1 "$out" | grep -v sha256
+echo "== Packages in $out and build/windows/packages:"
+ls -1 "$out" build/windows/packages | grep -v 'sha256\|:$\|^$\|_CPack'
 echo "== examples/hello"
 "$stage/hello/hello"
 echo "== examples/chain (CPU, then OpenCL)"

@@ -4,7 +4,8 @@
 set -eu
 pkgs="cmake ninja-build gcc g++ make pkg-config binutils dpkg-dev file
       libhalide14-0-dev pocl-opencl-icd ocl-icd-opencl-dev libpng-dev
-      clang libclang-rt-14-dev valgrind"
+      clang libclang-rt-14-dev valgrind
+      mingw-w64 wine64 nsis"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
