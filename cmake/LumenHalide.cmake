@@ -37,6 +37,7 @@ function(lumen_add_generator TARGET)
                     "cmake --build --preset release --target ${TARGET}).")
         endif ()
     endif ()
+    file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/cmake")
     add_halide_generator(${TARGET} SOURCES ${ARG_SOURCES}
                          PACKAGE_NAME LumenGenerators PACKAGE_NAMESPACE Lumen::
                          EXPORT_FILE "${PROJECT_BINARY_DIR}/cmake/LumenGeneratorsConfig.cmake")
