@@ -9,7 +9,11 @@
 #define CAT2(a, b) a##_##b
 #define CAT(a, b) CAT2(a, b)
 #define NAME(x) CAT(NEG_PREFIX, x)
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport)
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 
 static char message[1024];
 
