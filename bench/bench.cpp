@@ -1,5 +1,5 @@
 // Lumen vs OpenCV vs plain C, bandwidth roofline and dispatch overhead, in one run.
-// Usage: lumen_bench OUT.csv [--quick]. Each time is the median of N runs after warm-up; every
+// Usage: lumen_bench OUT.csv [--quick] [--only=PIPELINE]. Each time is the median of N runs after warm-up; every
 // output is compared (plain C: exact; OpenCV: documented max |diff|) and a mismatch says FAIL.
 #include <algorithm>
 #include <chrono>
@@ -29,6 +29,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 FILE *csv;
 bool quick;
+std::string only;  // --only=NAME: just that pipeline at 3840x2160
 
 double now_ms() { return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count(); }
 
@@ -161,8 +162,10 @@ std::vector<Pipeline> pipelines() {
 void bench_pipelines(lumen_context *ctx, const std::vector<int> &threads) {
     struct Size { int w, h; };
     std::vector<Size> sizes = {{640, 480}, {1920, 1080}, {3840, 2160}};
+    if (!only.empty()) sizes = {{3840, 2160}};
     for (const Pipeline &pl : pipelines())
         for (Size sz : sizes)
+            if (only.empty() || only == pl.name)
             for (int c : pl.channels) {
                 Img src(sz.w, sz.h, c);
                 uint32_t s = 12345;
@@ -283,10 +286,13 @@ void bench_dispatch(lumen_context *ctx, const std::vector<int> &threads) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUT.csv [--quick]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUT.csv [--quick] [--only=PIPELINE]\n", argv[0]);
         return 2;
     }
-    quick = argc > 2 && std::strcmp(argv[2], "--quick") == 0;
+    for (int i = 2; i < argc; i++) {
+        if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+        if (std::strncmp(argv[i], "--only=", 7) == 0) only = argv[i] + 7;
+    }
     csv = std::fopen(argv[1], "w");
     if (!csv) return 1;
     lumen_context *ctx;
@@ -296,8 +302,10 @@ int main(int argc, char **argv) {
     std::fprintf(csv, "section,name,size,format,threads,lumen_ms,other_ms,plainc_ms,other,other_maxdiff,"
                       "other_tol,other_match,plainc_maxdiff,plainc_match,value,unit,fraction\n");
     std::vector<int> threads = {1, 2};
-    bench_dispatch(ctx, threads);
-    bench_bandwidth(ctx, threads);
+    if (only.empty()) {
+        bench_dispatch(ctx, threads);
+        bench_bandwidth(ctx, threads);
+    }
     bench_pipelines(ctx, threads);
     lumen_context_destroy(ctx);
     return std::fclose(csv) != 0;
