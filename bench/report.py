@@ -25,7 +25,7 @@ cache = ", ".join(re.sub(r"\s+", " ", l.strip()) for l in sh("lscpu").splitlines
 sizes = {}
 for o in glob.glob(os.path.join(build, "generators", "halide", "*.o")):
     name = os.path.basename(o)
-    m = re.match(r"lumen__(.+?)_(cpu-x86-64-linux(?:-(\w+?))?-user_context|cpu_wrapper|cuda|opencl)", name)
+    m = re.match(r"lumen__(.+?)_(cpu-x86-64-linux(?:-([\w-]+?))?-user_context|cpu_wrapper|cuda|opencl)", name)
     if name == "lumen__runtime.o":
         pipe, var = "-", "runtime (one, all targets)"
     elif m:
