@@ -24,21 +24,31 @@ constexpr int kRowsPerTask = 16;
 // (loops "yo" / "yi", for producers stored per strip and computed per row). On a GPU: 2D tiles
 // of threads (block loops "xo" / "yo", thread loops "xt" / "yt"), channels unrolled per thread.
 // In-place pipelines need x_tail = GuardWithIf: ShiftInwards recomputes (rereads) some pixels.
+// fuse_cx (point ops): on the CPU, channels and x become one dense loop "cx" (the interleaved
+// row), vectorized as a whole: no strided loads or stores.
 inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
                                  Var y, int vec, std::vector<int> counts = {1, 3, 4},
-                                 TailStrategy x_tail = TailStrategy::ShiftInwards) {
-    Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi");
+                                 TailStrategy x_tail = TailStrategy::ShiftInwards,
+                                 bool fuse_cx = false) {
+    Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi"), cx("cx");
     for (int k : counts) {
         Stage s = f.specialize(channels == k);
         if (t.has_gpu_feature()) {
             s.reorder(c, x, y).gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
+            s.unroll(c);
+        } else if (fuse_cx) {
+            s.reorder(c, x, y)
+                .fuse(c, x, cx)
+                .split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf)
+                .parallel(yo);
+            s.specialize(width * k >= vec).vectorize(cx, vec, x_tail);
         } else {
             s.reorder(c, x, y)
                 .split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf)
                 .parallel(yo);
             s.specialize(width >= vec).vectorize(x, vec, x_tail);
+            s.unroll(c);
         }
-        s.unroll(c);
     }
     f.specialize_fail("lumen: unsupported channel count");
 }

@@ -20,15 +20,18 @@ public:
         taps(xs, i, input.dim(1).extent(), out_width);
         taps(ys, i, input.dim(2).extent(), out_height);
 
-        auto p = [&](Expr xx, Expr yy) {  // taps are in range by construction; tell Halide so
-            xx = unsafe_promise_clamped(xx, 0, input.dim(1).extent() - 1);
+        // Rows first, then columns: the same exact integer as the formula above (no rounding in
+        // between), so each output row needs one blended input row v and two taps into it.
+        auto in = [&](Expr yy) {  // taps are in range by construction; tell Halide so
             yy = unsafe_promise_clamped(yy, 0, input.dim(2).extent() - 1);
-            return cast<int32_t>(input(c, xx, yy));
+            return cast<int32_t>(input(c, x, yy));
         };
+        auto at = [&](Expr xx) { return unsafe_promise_clamped(xx, 0, input.dim(1).extent() - 1); };
         Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
-        Expr top = wx0 * p(xs(x)[0], ys(y)[0]) + wx1 * p(xs(x)[1], ys(y)[0]);
-        Expr bottom = wx0 * p(xs(x)[0], ys(y)[1]) + wx1 * p(xs(x)[1], ys(y)[1]);
-        output(c, x, y) = cast<uint8_t>((wy0 * top + wy1 * bottom + (1 << 21)) >> 22);
+        Func v("v");  // Q11 blend of the two source rows, at full input width
+        v(c, x, y) = wy0 * in(ys(y)[0]) + wy1 * in(ys(y)[1]);
+        Expr sum = wx0 * v(c, at(xs(x)[0]), y) + wx1 * v(c, at(xs(x)[1]), y);
+        output(c, x, y) = cast<uint8_t>((sum + (1 << 21)) >> 22);
 
         lumen::interleaved(input);
         lumen::interleaved(output);
@@ -37,9 +40,16 @@ public:
         output.dim(2).set_extent(out_height);
         lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
                                     get_target(), c, x, y, natural_vector_size<int32_t>());
-        if (!get_target().has_gpu_feature()) {
+        if (!get_target().has_gpu_feature()) {  // on a GPU, v is inlined: the formula as written
             xs.compute_root();
             ys.compute_root();
+            // One blended row per output row, channels and x fused into dense vectors; the
+            // output then gathers two 32-bit taps per pixel.
+            Var cx("cx");
+            v.compute_at(output, Var("yi"))
+                .reorder(c, x, y)
+                .fuse(c, x, cx)
+                .vectorize(cx, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
         }
     }
 

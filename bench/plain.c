@@ -1,0 +1,162 @@
+/* Plain C loops: straightforward code the compiler vectorizes, rows split over OpenMP threads. */
+#include "plain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+#define ROW(im, y) ((im).p + (size_t)(y) * (im).stride)
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void pc_set_threads(int n) { omp_set_num_threads(n); }
+
+void pc_levels(pc_img s, pc_img d, int32_t g, int32_t b) {
+    int n = s.w * s.c;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < s.h; y++) {
+        const uint8_t *in = ROW(s, y);
+        uint8_t *out = ROW(d, y);
+        for (int i = 0; i < n; i++) out[i] = (uint8_t)clampi((g * in[i] + b + 2048) >> 12, 0, 255);
+    }
+}
+
+void pc_grayscale(pc_img s, pc_img d) {
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < s.h; y++) {
+        const uint8_t *in = ROW(s, y);
+        uint8_t *out = ROW(d, y);
+        for (int x = 0; x < s.w; x++) {
+            const uint8_t *p = in + 3 * x;
+            out[x] = (uint8_t)((77u * p[0] + 150u * p[1] + 29u * p[2] + 128u) >> 8);
+        }
+    }
+}
+
+/* Horizontal pass of one row: clamp-padded copy, then taps over contiguous samples. */
+static void hpass(const uint8_t *in, int w, int c, const uint16_t *taps, int r, uint8_t *pad,
+                  uint32_t *acc, uint16_t *h) {
+    int n = w * c;
+    for (int x = -r; x < w + r; x++)
+        memcpy(pad + (size_t)(x + r) * c, in + (size_t)clampi(x, 0, w - 1) * c, (size_t)c);
+    memset(acc, 0, sizeof *acc * (size_t)n);
+    for (int k = 0; k <= 2 * r; k++) {
+        const uint8_t *p = pad + (size_t)k * c;
+        for (int i = 0; i < n; i++) acc[i] += (uint32_t)taps[k] * p[i];
+    }
+    for (int i = 0; i < n; i++) h[i] = (uint16_t)((acc[i] + 32) >> 6);
+}
+
+/* Gaussian blur; if amount >= 0, the unsharp combination with the source instead. */
+static void blur(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t amount) {
+    int n = s.w * s.c;
+    uint16_t *h = malloc(sizeof *h * (size_t)n * (size_t)s.h);
+#pragma omp parallel
+    {
+        uint8_t *pad = malloc((size_t)(s.w + 2 * r) * s.c);
+        uint32_t *acc = malloc(sizeof *acc * (size_t)n);
+#pragma omp for schedule(static)
+        for (int y = 0; y < s.h; y++) hpass(ROW(s, y), s.w, s.c, taps, r, pad, acc, h + (size_t)y * n);
+#pragma omp for schedule(static)
+        for (int y = 0; y < s.h; y++) {
+            memset(acc, 0, sizeof *acc * (size_t)n);
+            for (int k = 0; k <= 2 * r; k++) {
+                const uint16_t *p = h + (size_t)clampi(y + k - r, 0, s.h - 1) * n;
+                for (int i = 0; i < n; i++) acc[i] += (uint32_t)taps[k] * p[i];
+            }
+            const uint8_t *in = ROW(s, y);
+            uint8_t *out = ROW(d, y);
+            for (int i = 0; i < n; i++) {
+                int bl = (int)((acc[i] + (1u << 21)) >> 22);
+                out[i] = amount < 0 ? (uint8_t)bl
+                                    : (uint8_t)clampi((bl * 4096 + amount * (in[i] - bl) + 2048) >> 12, 0, 255);
+            }
+        }
+        free(pad);
+        free(acc);
+    }
+    free(h);
+}
+
+void pc_blur(pc_img s, pc_img d, const uint16_t *taps, int r) { blur(s, d, taps, r, -1); }
+void pc_unsharp(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t a) { blur(s, d, taps, r, a); }
+
+static void taps(int i, int n_in, int n_out, int *t0, int *t1, int *w1) {
+    int64_t num = (2 * (int64_t)i + 1) * n_in - n_out, den = 2 * (int64_t)n_out;
+    if (num < 0) num = 0;
+    int64_t q = num / den;
+    *t0 = (int)(q < n_in - 1 ? q : n_in - 1);
+    *t1 = *t0 + 1 < n_in ? *t0 + 1 : n_in - 1;
+    *w1 = (int)(((num % den) * 2048 + n_out) / den);
+}
+
+void pc_resize(pc_img s, pc_img d) {
+    int c = s.c, *xt = malloc(sizeof(int) * 3 * (size_t)d.w);
+    for (int x = 0; x < d.w; x++) taps(x, s.w, d.w, &xt[3 * x], &xt[3 * x + 1], &xt[3 * x + 2]);
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < d.h; y++) {
+        int y0, y1, wy1;
+        taps(y, s.h, d.h, &y0, &y1, &wy1);
+        const uint8_t *r0 = ROW(s, y0), *r1 = ROW(s, y1);
+        uint8_t *out = ROW(d, y);
+        for (int x = 0; x < d.w; x++) {
+            int a = xt[3 * x] * c, b = xt[3 * x + 1] * c, wx1 = xt[3 * x + 2], wx0 = 2048 - wx1;
+            for (int k = 0; k < c; k++) {
+                int top = wx0 * r0[a + k] + wx1 * r0[b + k];
+                int bot = wx0 * r1[a + k] + wx1 * r1[b + k];
+                out[x * c + k] = (uint8_t)(((2048 - wy1) * top + wy1 * bot + (1 << 21)) >> 22);
+            }
+        }
+    }
+    free(xt);
+}
+
+void pc_sobel(pc_img s, pc_img d) {
+#pragma omp parallel
+    {
+        int16_t *pad = malloc(sizeof *pad * 3 * (size_t)(s.w + 2));
+#pragma omp for schedule(static)
+        for (int y = 0; y < s.h; y++) {
+            for (int j = 0; j < 3; j++) { /* three clamp-padded rows */
+                const uint8_t *in = ROW(s, clampi(y + j - 1, 0, s.h - 1));
+                int16_t *p = pad + (size_t)j * (s.w + 2);
+                for (int x = 0; x < s.w + 2; x++) p[x] = in[clampi(x - 1, 0, s.w - 1)];
+            }
+            const int16_t *a = pad, *b = pad + s.w + 2, *e = pad + 2 * (s.w + 2);
+            uint8_t *out = ROW(d, y);
+            for (int x = 0; x < s.w; x++) {
+                int gx = (a[x + 2] + 2 * b[x + 2] + e[x + 2]) - (a[x] + 2 * b[x] + e[x]);
+                int gy = (e[x] + 2 * e[x + 1] + e[x + 2]) - (a[x] + 2 * a[x + 1] + a[x + 2]);
+                float m = sqrtf((float)(gx * gx + gy * gy)) + 0.5f;
+                out[x] = (uint8_t)(m > 255.0f ? 255.0f : m);
+            }
+        }
+        free(pad);
+    }
+}
+
+void bw_copy(uint8_t *dst, const uint8_t *src, size_t n) {
+#pragma omp parallel
+    {
+        size_t t = (size_t)omp_get_thread_num(), k = (size_t)omp_get_num_threads();
+        size_t a = n / k * t, b = t + 1 == k ? n : n / k * (t + 1);
+        memcpy(dst + a, src + a, b - a);
+    }
+}
+
+void bw_loop_copy(uint8_t *dst, const uint8_t *src, size_t n, uint64_t key) {
+    const uint64_t *s = (const uint64_t *)src;
+    uint64_t *d = (uint64_t *)dst;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n / 8; i++) d[i] = s[i] ^ key; /* key = 0: a copy, not a memcpy call */
+}
+
+uint64_t bw_read(const uint8_t *src, size_t n) {
+    const uint64_t *p = (const uint64_t *)src;
+    uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (size_t i = 0; i < n / 8; i++) sum += p[i];
+    return sum;
+}

@@ -1,0 +1,37 @@
+/* Plain C (-O3, OpenMP over rows) versions of Lumen's pipelines, same integer formulas as
+ * lumen.h, so they must match Lumen bit for bit; plus the memory-bandwidth probes. */
+#ifndef LUMEN_BENCH_PLAIN_H
+#define LUMEN_BENCH_PLAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    uint8_t *p;
+    int w, h, c;
+    size_t stride;
+} pc_img;
+
+void pc_set_threads(int n);
+void pc_levels(pc_img s, pc_img d, int32_t gain_q12, int32_t bias_q12);
+void pc_grayscale(pc_img s, pc_img d);
+void pc_blur(pc_img s, pc_img d, const uint16_t *taps, int r);
+void pc_resize(pc_img s, pc_img d);
+void pc_sobel(pc_img s, pc_img d);
+void pc_unsharp(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t amount_q12);
+
+/* Bandwidth probes over n bytes, split over the threads: memcpy, a copy loop with ordinary
+ * stores (as pipelines do), and a read-only sum. */
+void bw_copy(uint8_t *dst, const uint8_t *src, size_t n);
+void bw_loop_copy(uint8_t *dst, const uint8_t *src, size_t n, uint64_t key);
+uint64_t bw_read(const uint8_t *src, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
