@@ -17,7 +17,7 @@ void interleaved(Buf &b) {
 }
 
 // Rows per parallel task on the CPU.
-constexpr int kRowsPerTask = 16;
+constexpr int kRowsPerTask = 64;
 
 // Schedules the output `f(c, x, y)` once per channel count in `counts`: channels innermost and
 // unrolled, x vectorized (rows at least one vector wide), strips of kRowsPerTask rows in parallel

@@ -89,8 +89,42 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+#ifdef __linux__
+#  include <dirent.h>
+static int os_threads(void) { /* threads of this process */
+    int n = 0;
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return n;
+}
+
+/* lumen_set_num_threads controls Halide's one pool, shrinking it too (restart). */
+static void check_thread_setting(void) {
+    t_image a = t_image_new(512, 512, 1, 0, 1), b = t_image_new(512, 512, 1, 0, 0);
+    lumen_context *cpu = NULL;
+    CHECK_OK(lumen_context_create(LUMEN_BACKEND_CPU, &cpu));
+    int before = os_threads();
+    lumen_set_num_threads(3);
+    CHECK_OK(lumen_gaussian_blur(cpu, a.img, b.img, 2.0f));
+    int grown = os_threads() - before;
+    CHECK(lumen_set_num_threads(1) == 3, "previous setting not returned");
+    CHECK_OK(lumen_gaussian_blur(cpu, a.img, b.img, 2.0f));
+    int shrunk = os_threads() - before;
+    printf("pool workers: %d with 3 threads, %d with 1\n", grown, shrunk);
+    CHECK(grown == 2 && shrunk == 0, "workers %d (want 2), then %d (want 0)", grown, shrunk);
+    lumen_set_num_threads(0);
+    lumen_context_destroy(cpu);
+    t_image_free(&a);
+    t_image_free(&b);
+}
+#else
+static void check_thread_setting(void) {}
+#endif
+
 int main(void) {
     t_seed();
+    check_thread_setting();
     for (int i = 0; i < INPUTS; i++)
         inputs[i] = t_image_new(37 + 11 * i, 23 + 5 * i, i % 2 ? 1 : 3 + i / 2, i, 1);
     for (int i = 0; i < INPUTS; i++)

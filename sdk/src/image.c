@@ -276,10 +276,17 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
     call->src_flags = src->buf.flags;
     call->src_device = src->buf.device;
     call->dst_device = dst->buf.device;
+    lumen__pool_enter();
     return LUMEN_OK;
 }
 
+static lumen_status finish(lumen__call *call, int code);
 lumen_status lumen__finish(lumen__call *call, int code) {
+    lumen__pool_leave();
+    return finish(call, code);
+}
+
+static lumen_status finish(lumen__call *call, int code) {
     lumen_status st = lumen__halide_status(call, code);
     lumen_image *src = call->src, *dst = call->dst;
     if (call->backend == LUMEN_BACKEND_CPU) {

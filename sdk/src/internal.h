@@ -94,6 +94,10 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
                             lumen_backend *backend);
 /* After the Halide call returned `code`: counts transfers, marks where the newest pixels are. */
 lumen_status lumen__finish(lumen__call *call, int code);
+/* Held (shared) from a successful lumen__prepare to lumen__finish, so lumen_set_num_threads can
+ * restart Halide's thread pool while no pipeline runs. */
+void lumen__pool_enter(void);
+void lumen__pool_leave(void);
 
 const struct halide_device_interface_t *lumen__device_interface(lumen_backend backend);
 

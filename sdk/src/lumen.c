@@ -315,8 +315,29 @@ const char *lumen_cpu_variant(void) {
     return isa_chosen < 0 ? "baseline" : isa_names[isa_chosen];
 }
 
+/* Halide 14 grows a running thread pool but never shrinks it, so a new thread count restarts the
+ * pool (lazily, at the next parallel loop), with no pipeline running: pipelines hold pool_lock
+ * shared (lumen__pool_enter/leave), lumen_set_num_threads exclusively. */
+#if defined(_WIN32)
+static SRWLOCK pool_lock = SRWLOCK_INIT;
+void lumen__pool_enter(void) { AcquireSRWLockShared(&pool_lock); }
+void lumen__pool_leave(void) { ReleaseSRWLockShared(&pool_lock); }
+#  define POOL_LOCK() AcquireSRWLockExclusive(&pool_lock)
+#  define POOL_UNLOCK() ReleaseSRWLockExclusive(&pool_lock)
+#else
+static pthread_rwlock_t pool_lock = PTHREAD_RWLOCK_INITIALIZER;
+void lumen__pool_enter(void) { pthread_rwlock_rdlock(&pool_lock); }
+void lumen__pool_leave(void) { pthread_rwlock_unlock(&pool_lock); }
+#  define POOL_LOCK() pthread_rwlock_wrlock(&pool_lock)
+#  define POOL_UNLOCK() pthread_rwlock_unlock(&pool_lock)
+#endif
+
 int lumen_set_num_threads(int n) {
     lumen__call call;
     lumen__begin(&call, "lumen_set_num_threads", NULL);
-    return halide_set_num_threads(n < 0 ? 0 : n);
+    POOL_LOCK();
+    halide_shutdown_thread_pool();
+    int old = halide_set_num_threads(n < 0 ? 0 : n);
+    POOL_UNLOCK();
+    return old;
 }

@@ -213,8 +213,9 @@ LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, 
  * it; the choice is fixed for the life of the process. */
 LUMEN_API const char *lumen_cpu_variant(void);
 
-/* Threads for CPU pipelines (one pool for all of Lumen); 0 (or negative) = one per core. Returns
- * the previous setting (0 before the pool has started). */
+/* Threads for CPU pipelines (one pool for all of Lumen); 0 (or negative) = one per core (or
+ * HL_NUM_THREADS). Waits for running pipelines, then restarts the pool with the new count at the
+ * next call (a few microseconds: call it rarely). Returns the previous setting (0 before any). */
 LUMEN_API int lumen_set_num_threads(int n);
 
 #ifdef __cplusplus
