@@ -280,13 +280,8 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
     return LUMEN_OK;
 }
 
-static lumen_status finish(lumen__call *call, int code);
 lumen_status lumen__finish(lumen__call *call, int code) {
     lumen__pool_leave();
-    return finish(call, code);
-}
-
-static lumen_status finish(lumen__call *call, int code) {
     lumen_status st = lumen__halide_status(call, code);
     lumen_image *src = call->src, *dst = call->dst;
     if (call->backend == LUMEN_BACKEND_CPU) {
