@@ -23,10 +23,10 @@ cache = ", ".join(re.sub(r"\s+", " ", l.strip()) for l in sh("lscpu").splitlines
 
 # Library sizes: text+data+bss per object, grouped by variant.
 sizes = {}
-for o in glob.glob(os.path.join(build, "generators", "halide", "*.o")):
+for o in glob.glob(os.path.join(build, "generators", "*.o")):
     name = os.path.basename(o)
     m = re.match(r"lumen__(.+?)_(cpu-x86-64-linux(?:-([\w-]+?))?-user_context|cpu_wrapper|cuda|opencl)", name)
-    if name == "lumen__runtime.o":
+    if name == "lumen_runtime.o":
         pipe, var = "-", "runtime (one, all targets)"
     elif m:
         pipe = m.group(1)

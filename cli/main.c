@@ -56,7 +56,7 @@ static int cmp_double(const void *a, const void *b) {
 /* ---- info --------------------------------------------------------------------------------- */
 
 static int cmd_info(void) {
-    printf("Lumen %s\n", lumen_version_string());
+    printf("Lumen %s (built with Halide %s)\n", lumen_version_string(), lumen_halide_version());
     printf("cpu targets:    %s\n", lumen_compiled_targets(LUMEN_BACKEND_CPU));
     printf("cpu variant:    %s (LUMEN_MAX_CPU_ISA caps it)\n", lumen_cpu_variant());
     for (lumen_backend b = LUMEN_BACKEND_CUDA; b <= LUMEN_BACKEND_OPENCL; b++) {

@@ -1,31 +1,44 @@
-# Everything Halide-version-specific in Lumen's build lives here (written for Halide 14).
+# Everything that differs between Halide versions in Lumen's build lives here. Supported: the
+# current Halide (PyPI wheel, see scripts/requirements.txt) and Halide 14 (Debian 12).
 #
 #   lumen_add_generator(<target> SOURCES <src>...)
 #
 # Makes the generator executable Lumen::<target>. A native build compiles it and exports it to
 # <build>/cmake/LumenGeneratorsConfig.cmake; a cross build (e.g. for Windows) imports it from a
-# host build instead: -DLumenGenerators_ROOT=<host build dir> (Halide 14's add_halide_generator).
+# host build instead: -DLumenGenerators_ROOT=<host build dir> (Halide's add_halide_generator).
 #
 #   lumen_add_halide_pipelines(<target> GENERATOR <exe> PIPELINES <name>...
 #                              CPU_TARGETS <t>... GPU_TARGETS <t>...)
 #
-# For each pipeline <p> (generator "lumen_<p>") it emits, as object files:
-#   - lumen__<p>_cpu: ONE multi-target library over CPU_TARGETS (best first), with Halide's wrapper
+# For each pipeline <p> (generator "lumen_<p>") it makes the static Halide libraries
+#   - lumen__<p>_cpu: ONE multi-target library over CPU_TARGETS (best first), Halide's wrapper
 #     choosing a variant at run time through halide_can_use_target_features;
-#   - lumen__<p>_<backend>: one library per GPU target (backend = cuda, opencl, ... from the target).
-# All are built with user_context and no_runtime, and ONE Halide runtime (lumen__runtime) is made
-# for the union of all targets. <target> becomes an INTERFACE library for compiling against the
-# generated headers (include directory, Halide runtime headers, system libraries); its property
-# LUMEN_OBJECTS lists the objects, runtime included, for a library to add to its sources, and
-# <target>_generate makes them. Halide 15+ has add_halide_runtime(); Halide 14 does not,
-# so the runtime comes from the generator's -r option.
+#   - lumen__<p>_<backend>: one library per GPU target (backend = cuda, opencl, ... from the target),
+# all with the user_context feature and no runtime of their own, and ONE Halide runtime library
+# lumen_runtime for the union of all targets:
+#   - Halide 15+: Halide's own helpers, add_halide_runtime(lumen_runtime TARGETS ...) and
+#     add_halide_library(... USE_RUNTIME lumen_runtime);
+#   - Halide 14 (no public add_halide_runtime): the generator's -r / -e object, wrapped in static
+#     libraries of the same names, so that the rest of the build is the same.
+# <target> becomes an INTERFACE library for compiling against the generated headers; its
+# properties: LUMEN_LIBRARIES (the pipeline libraries), LUMEN_RUNTIME (the runtime library),
+# LUMEN_OBJECTS (every generated object file, runtime included, for the static liblumen and the
+# tests), LUMEN_RUNTIME_OBJECT, LUMEN_GPU_BACKENDS, LUMEN_CPU_TARGETS, LUMEN_GPU_TARGETS.
+# <target>_generate makes everything. LUMEN_HALIDE_VERSION is the Halide version found.
 
-if (CMAKE_CROSSCOMPILING)  # only the runtime headers and the CMake helpers: no libHalide
-    find_package(HalideHelpers 14 REQUIRED)
+# No version in find_package: Halide's version files accept only the same major version.
+if (CMAKE_CROSSCOMPILING)  # only the runtime headers, GenRT and the CMake helpers: no libHalide
+    find_package(HalideHelpers REQUIRED)
+    set(LUMEN_HALIDE_VERSION "${HalideHelpers_VERSION}")
 else ()
-    find_package(Halide 14 REQUIRED)
+    find_package(Halide REQUIRED)
+    set(LUMEN_HALIDE_VERSION "${Halide_VERSION}")
+endif ()
+if (LUMEN_HALIDE_VERSION VERSION_LESS 14)
+    message(FATAL_ERROR "Lumen needs Halide 14 or later; found ${LUMEN_HALIDE_VERSION}.")
 endif ()
 find_package(Threads REQUIRED)
+message(STATUS "Lumen: Halide ${LUMEN_HALIDE_VERSION}")
 
 function(lumen_add_generator TARGET)
     cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES")
@@ -46,21 +59,18 @@ function(lumen_add_generator TARGET)
     endif ()
 endfunction()
 
-# Halide's file suffixes and OS name for the platform being built for.
+# Halide's OS name for the platform being built for.
 if (WIN32)
     set(LUMEN_HALIDE_OS windows)
-    set(_lumen_obj .obj)
 elseif (APPLE)
     set(LUMEN_HALIDE_OS osx)
-    set(_lumen_obj .o)
 else ()
     set(LUMEN_HALIDE_OS linux)
-    set(_lumen_obj .o)
 endif ()
 
 # The backend a GPU target string is for.
 function(_lumen_gpu_backend target out)
-    foreach (b IN ITEMS cuda opencl metal d3d12compute vulkan)
+    foreach (b IN ITEMS cuda opencl metal d3d12compute vulkan webgpu)
         if (target MATCHES "(^|-)${b}(-|$)")
             set(${out} ${b} PARENT_SCOPE)
             return()
@@ -71,72 +81,111 @@ endfunction()
 
 function(lumen_add_halide_pipelines TARGET)
     cmake_parse_arguments(PARSE_ARGV 1 ARG "" "GENERATOR" "PIPELINES;CPU_TARGETS;GPU_TARGETS")
-    set(features user_context-no_runtime)
-    set(dir "${CMAKE_CURRENT_BINARY_DIR}/halide")
-    file(MAKE_DIRECTORY "${dir}")
-    set(gen ${ARG_GENERATOR})
+    set(rt lumen_runtime)
+    if (LUMEN_HALIDE_VERSION VERSION_LESS 15)
+        _lumen_halide14_runtime(${rt} ${ARG_GENERATOR} ${ARG_CPU_TARGETS} ${ARG_GPU_TARGETS})
+    else ()
+        add_halide_runtime(${rt} TARGETS ${ARG_CPU_TARGETS} ${ARG_GPU_TARGETS})
+    endif ()
 
-    list(TRANSFORM ARG_CPU_TARGETS APPEND "-${features}" OUTPUT_VARIABLE cpu_targets)
-    list(JOIN cpu_targets "," cpu_target_arg)
-    set(objects "")
+    set(libs "")
     set(backends "")
     foreach (p IN LISTS ARG_PIPELINES)
-        # The CPU multi-target library: one object per target plus the wrapper.
-        set(fn lumen__${p}_cpu)
-        list(LENGTH cpu_targets n)
-        if (n EQUAL 1)
-            set(outs "${dir}/${fn}${_lumen_obj}")
-        else ()
-            list(TRANSFORM cpu_targets PREPEND "${dir}/${fn}-" OUTPUT_VARIABLE outs)
-            list(TRANSFORM outs APPEND "${_lumen_obj}")
-            list(APPEND outs "${dir}/${fn}_wrapper${_lumen_obj}")
-        endif ()
-        _lumen_generate("${gen}" "${dir}" lumen_${p} ${fn} "${cpu_target_arg}" "${outs}")
-        list(APPEND objects ${outs})
-
+        _lumen_halide_library(lumen__${p}_cpu ${ARG_GENERATOR} lumen_${p} ${rt} ${ARG_CPU_TARGETS})
+        list(APPEND libs lumen__${p}_cpu)
         foreach (t IN LISTS ARG_GPU_TARGETS)
             _lumen_gpu_backend("${t}" b)
+            _lumen_halide_library(lumen__${p}_${b} ${ARG_GENERATOR} lumen_${p} ${rt} ${t})
+            list(APPEND libs lumen__${p}_${b})
             list(APPEND backends ${b})
-            set(fn lumen__${p}_${b})
-            _lumen_generate("${gen}" "${dir}" lumen_${p} ${fn} "${t}-${features}"
-                            "${dir}/${fn}${_lumen_obj}")
-            list(APPEND objects "${dir}/${fn}${_lumen_obj}")
         endforeach ()
     endforeach ()
 
-    # ONE runtime for every target above: Halide takes the union of the GPU features and the
-    # intersection of the CPU ones.
-    list(JOIN ARG_CPU_TARGETS "," rt_targets)
-    foreach (t IN LISTS ARG_GPU_TARGETS)
-        string(APPEND rt_targets ",${t}")
+    # The generated object files (for the static liblumen, which must carry them itself).
+    set(objects "")
+    foreach (lib IN LISTS libs rt)
+        get_target_property(srcs ${lib} SOURCES)
+        foreach (src IN LISTS srcs)
+            cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+            list(APPEND objects "${src}")
+        endforeach ()
     endforeach ()
-    set(rt "${dir}/lumen__runtime${_lumen_obj}")
-    add_custom_command(OUTPUT "${rt}"
-                       COMMAND ${gen} -r lumen__runtime -e object -o "${dir}" "target=${rt_targets}"
-                       DEPENDS ${gen}
-                       COMMENT "Halide runtime (one for all pipelines): ${rt_targets}"
-                       VERBATIM)
-    list(APPEND objects "${rt}")
+    list(GET objects -1 rt_object)
 
-    add_custom_target(${TARGET}_generate DEPENDS ${objects})
+    add_custom_target(${TARGET}_generate)
+    add_dependencies(${TARGET}_generate ${libs} ${rt})
     add_library(${TARGET} INTERFACE)
     add_dependencies(${TARGET} ${TARGET}_generate)
-    target_include_directories(${TARGET} INTERFACE "${dir}")
+    target_include_directories(${TARGET} INTERFACE "${CMAKE_CURRENT_BINARY_DIR}")
     target_link_libraries(${TARGET} INTERFACE Halide::Runtime Threads::Threads ${CMAKE_DL_LIBS}
                                               "$<$<NOT:$<PLATFORM_ID:Windows>>:m>")
     list(REMOVE_DUPLICATES backends)
     set_target_properties(${TARGET} PROPERTIES
+                          LUMEN_LIBRARIES "${libs}"
+                          LUMEN_RUNTIME ${rt}
                           LUMEN_OBJECTS "${objects}"
+                          LUMEN_RUNTIME_OBJECT "${rt_object}"
                           LUMEN_GPU_BACKENDS "${backends}"
                           LUMEN_CPU_TARGETS "${ARG_CPU_TARGETS}"
                           LUMEN_GPU_TARGETS "${ARG_GPU_TARGETS}")
 endfunction()
 
-function(_lumen_generate gen dir generator fn targets outs)
-    add_custom_command(OUTPUT ${outs} "${dir}/${fn}.h"
-                       COMMAND ${gen} -g ${generator} -f ${fn} -e object,c_header -o "${dir}"
+# One Halide library over TARGETS (several: a multi-target library), using the runtime RT.
+function(_lumen_halide_library lib gen generator rt)
+    if (LUMEN_HALIDE_VERSION VERSION_LESS 15)
+        _lumen_halide14_library(${lib} ${gen} ${generator} ${ARGN})
+    else ()
+        add_halide_library(${lib} FROM ${gen} GENERATOR ${generator}
+                           TARGETS ${ARGN} FEATURES user_context USE_RUNTIME ${rt})
+    endif ()
+endfunction()
+
+# --- Halide 14: what add_halide_runtime / add_halide_library(USE_RUNTIME) do in later versions.
+if (WIN32)
+    set(_lumen_obj .obj)
+else ()
+    set(_lumen_obj .o)
+endif ()
+
+# ONE runtime for every target: Halide takes the union of the GPU features and the intersection
+# of the CPU ones.
+function(_lumen_halide14_runtime rt gen)
+    list(JOIN ARGN "," targets)
+    set(out "${CMAKE_CURRENT_BINARY_DIR}/${rt}${_lumen_obj}")
+    add_custom_command(OUTPUT "${out}"
+                       COMMAND ${gen} -r ${rt} -e object -o "${CMAKE_CURRENT_BINARY_DIR}"
                                "target=${targets}"
                        DEPENDS ${gen}
-                       COMMENT "Halide ${fn}"
+                       COMMENT "Halide runtime (one for all pipelines): ${targets}"
                        VERBATIM)
+    _lumen_halide14_wrap(${rt} "${out}")
+    target_link_libraries(${rt} INTERFACE Halide::Runtime Threads::Threads ${CMAKE_DL_LIBS})
+endfunction()
+
+# One library over TARGETS (several: Halide's multi-target objects + wrapper).
+function(_lumen_halide14_library lib gen generator)
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}")
+    list(TRANSFORM ARGN APPEND "-user_context-no_runtime" OUTPUT_VARIABLE targets)
+    list(LENGTH targets n)
+    if (n EQUAL 1)
+        set(outs "${dir}/${lib}${_lumen_obj}")
+    else ()
+        list(TRANSFORM targets PREPEND "${dir}/${lib}-" OUTPUT_VARIABLE outs)
+        list(TRANSFORM outs APPEND "${_lumen_obj}")
+        list(APPEND outs "${dir}/${lib}_wrapper${_lumen_obj}")
+    endif ()
+    list(JOIN targets "," target_arg)
+    add_custom_command(OUTPUT ${outs} "${dir}/${lib}.h"
+                       COMMAND ${gen} -g ${generator} -f ${lib} -e object,c_header -o "${dir}"
+                               "target=${target_arg}"
+                       DEPENDS ${gen}
+                       COMMENT "Halide ${lib}"
+                       VERBATIM)
+    _lumen_halide14_wrap(${lib} ${outs})
+    target_link_libraries(${lib} INTERFACE lumen_runtime)
+endfunction()
+
+function(_lumen_halide14_wrap lib)
+    add_library(${lib} STATIC ${ARGN})
+    set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX POSITION_INDEPENDENT_CODE ON)
 endfunction()

@@ -9,6 +9,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
+PATH="$(pwd)/.venv/bin:$PATH"  # CMake, Ninja (and Halide) from the project venv
+export PATH
 cmake --preset release
 cmake --build --preset release
 ctest --preset release "$@"

@@ -14,6 +14,7 @@
 
 unsigned lumen_version(void) { return LUMEN_VERSION_NUMBER; }
 const char *lumen_version_string(void) { return LUMEN_VERSION_STRING; }
+const char *lumen_halide_version(void) { return LUMEN__HALIDE_VERSION; }
 
 const char *lumen_status_string(lumen_status status) {
     switch (status) {

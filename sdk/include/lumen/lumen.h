@@ -35,6 +35,9 @@ extern "C" {
 LUMEN_API unsigned lumen_version(void);
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. */
 LUMEN_API const char *lumen_version_string(void);
+/* The version of Halide the library's pipelines and runtime were built with, e.g. "21.0.0"
+ * (since 1.1). */
+LUMEN_API const char *lumen_halide_version(void);
 
 /* ---- Status and errors -------------------------------------------------------------------- */
 
