@@ -1,19 +1,26 @@
 #!/bin/sh
 # The tests: install dependencies, then
-#   1. release build: every ctest test (labels unit, device, cli, package, valgrind);
-#   2. sanitize build (clang ASan + UBSan): unit, device and cli tests again, and the fuzzer for
+#   1. release build on the current Halide (.venv): every ctest test (labels unit, device, cli,
+#      package, valgrind, seed);
+#   2. halide14 build on Debian's Halide 14: unit and device tests, then every pipeline's output
+#      compared byte for byte with build 1's (tests/compare_toolchains.sh);
+#   3. sanitize build (clang ASan + UBSan): unit, device and cli tests again, and the fuzzer for
 #      LUMEN_FUZZ_SECONDS (default 60);
-#   3. Windows cross build (mingw-w64, generators from build 1): its tests under wine (label
+#   4. Windows cross build (mingw-w64, generators from build 1): its tests under wine (label
 #      windows), the ZIP and the NSIS installer.
-# Extra arguments go to both ctest runs (e.g. -L unit).
+# Extra arguments go to every ctest run (e.g. -L unit).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
 PATH="$(pwd)/.venv/bin:$PATH"  # CMake, Ninja (and Halide) from the project venv
 export PATH
-cmake --preset release
-cmake --build --preset release
-ctest --preset release "$@"
+for preset in release halide14; do
+    cmake --preset $preset
+    cmake --build --preset $preset
+    ctest --preset $preset "$@"
+done
+sh tests/compare_toolchains.sh build/release/cli/lumen build/halide14/cli/lumen \
+    build/halide14/compare
 cmake --preset sanitize -DLUMEN_FUZZ_SECONDS="${LUMEN_FUZZ_SECONDS:-60}"
 cmake --build --preset sanitize
 ctest --preset sanitize "$@"

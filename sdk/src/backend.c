@@ -264,3 +264,59 @@ int lumen__cuda_primary_context(int device, void **context) {
     UNLOCK();
     return rc;
 }
+
+/* ---- OpenCL on a CPU device -------------------------------------------------------------- */
+/* CPU OpenCL drivers (PoCL) compile a kernel lazily, on their worker threads, when it is first
+ * enqueued. A process that exits meanwhile (a GPU call's result stays on the device, so nothing
+ * waits for it) crashes inside the driver: exit() destroys the driver's LLVM state under the
+ * compiling thread. On a CPU device there is no GPU work to overlap with anyway, so Lumen waits
+ * for Halide's queue after each call there; on a GPU device calls stay asynchronous. */
+#include <stdbool.h>
+extern int halide_acquire_cl_context(void *user_context, void **ctx, void **q, bool create);
+extern int halide_release_cl_context(void *user_context);
+typedef int(CALL *cl_finish_t)(void *);
+static cl_finish_t cl_finish; /* set only if Halide's OpenCL device is a CPU */
+
+static void *halide_cl_queue(void) {
+    static void *ctx, *q; /* static: Halide writes them through the pointers */
+    if (halide_acquire_cl_context(NULL, &ctx, &q, false) != 0) return NULL;
+    void *queue = q;
+    halide_release_cl_context(NULL);
+    return queue;
+}
+
+static void find_cpu_device(void) {
+    typedef int(CALL * queue_info_t)(void *, unsigned, size_t, void *, size_t *);
+    typedef int(CALL * info_t)(void *, unsigned, size_t, void *, size_t *);
+    void *q = halide_cl_queue(), *lib = q ? open_first(opencl_libs) : NULL, *device = NULL;
+    if (!lib) return;
+    queue_info_t queue_info = (queue_info_t)LIB_SYM(lib, "clGetCommandQueueInfo");
+    info_t info = (info_t)LIB_SYM(lib, "clGetDeviceInfo");
+    uint64_t type = 0;
+    if (queue_info && info &&
+        queue_info(q, 0x1091 /* CL_QUEUE_DEVICE */, sizeof device, &device, NULL) == 0 &&
+        info(device, 0x1000 /* CL_DEVICE_TYPE */, sizeof type, &type, NULL) == 0 &&
+        (type & (1u << 1)) /* CL_DEVICE_TYPE_CPU */)
+        cl_finish = (cl_finish_t)LIB_SYM(lib, "clFinish");
+    if (!cl_finish) LIB_CLOSE(lib); /* else kept */
+}
+
+#if defined(_WIN32)
+static BOOL CALLBACK find_cpu_device_win(PINIT_ONCE once, PVOID param, PVOID *ctx) {
+    (void)once, (void)param, (void)ctx;
+    find_cpu_device();
+    return TRUE;
+}
+#endif
+
+void lumen__opencl_after_call(void) {
+#if defined(_WIN32)
+    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+    InitOnceExecuteOnce(&once, find_cpu_device_win, NULL, NULL);
+#else
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_cpu_device);
+#endif
+    void *q = cl_finish ? halide_cl_queue() : NULL;
+    if (q) cl_finish(q);
+}

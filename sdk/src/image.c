@@ -288,6 +288,7 @@ lumen_status lumen__finish(lumen__call *call, int code) {
         if (!st) set_flag(dst, halide_buffer_flag_host_dirty, 1); /* newer than any device copy */
         return st;
     }
+    if (call->backend == LUMEN_BACKEND_OPENCL) lumen__opencl_after_call();
     /* What the Halide call moved, even if it failed part-way. */
     lumen_context *ctx = call->ctx;
     if ((call->src_flags & halide_buffer_flag_host_dirty) &&

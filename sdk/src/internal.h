@@ -68,6 +68,8 @@ void lumen__set_owner(struct lumen_image *img, lumen_context *ctx);
 
 /* GPU backends: LUMEN_OK if usable, else BACKEND_UNAVAILABLE with the reason (probed once). */
 lumen_status lumen__probe(lumen__call *call, lumen_backend backend);
+/* After an OpenCL call: waits for Halide's queue if its device is a CPU (see backend.c). */
+void lumen__opencl_after_call(void);
 /* What LUMEN_BACKEND_AUTO picks for host images (lumen_backend_preferred without a call). */
 lumen_backend lumen__preferred(void);
 
