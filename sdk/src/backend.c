@@ -1,5 +1,8 @@
 /* Which GPU backends can run here: the CUDA driver and OpenCL ICD loader are probed once, at run
  * time, without any SDK headers (Halide's runtime loads the same libraries itself). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#  define _GNU_SOURCE /* dl_iterate_phdr */
+#endif
 #include "internal.h"
 
 #include <stdarg.h>
@@ -162,7 +165,31 @@ static void probe_opencl(void) {
     LIB_CLOSE(lib);
 }
 
+#if defined(__linux__)
+#  include <link.h>
+static int find_interp(struct dl_phdr_info *info, size_t size, void *found) {
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP) *(int *)found = 1;
+    return 1; /* the first object is the program itself */
+}
+/* A statically linked program has no program interpreter; dlopen() of a GPU driver into it
+ * crashes (glibc), so no driver is loaded there. */
+static int static_executable(void) {
+    int interp = 0;
+    dl_iterate_phdr(find_interp, &interp);
+    return !interp;
+}
+#else
+static int static_executable(void) { return 0; }
+#endif
+
 static void probe_all(void) {
+    if (static_executable()) {
+        unavailable(&cuda, "statically linked executable: no GPU drivers");
+        unavailable(&opencl_any, "statically linked executable: no GPU drivers");
+        return;
+    }
     if (lumen__device_interface(LUMEN_BACKEND_CUDA))
         probe_cuda();
     else
