@@ -162,7 +162,8 @@ static void probe_opencl(void) {
         unavailable(&opencl_any, "no OpenCL device (%s: %d platforms)", opencl_libs[0], (int)np);
     else
         opencl_any.status = LUMEN_OK;
-    LIB_CLOSE(lib);
+    /* The loader stays loaded: its platform list lives in its globals (unloading it leaked
+     * that list, and Halide's runtime loads the same library again anyway). */
 }
 
 #if defined(__linux__)
