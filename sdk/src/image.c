@@ -64,10 +64,11 @@ lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "stride %zu < width * channels = %zu", stride, row);
     }
-    if (stride > (size_t)INT32_MAX || (size_t)(h - 1) * stride > (size_t)INT32_MAX - row) {
+    /* Halide's pipelines check height * stride (not the last row's end) against 2^31 - 1. */
+    if (stride > (size_t)LUMEN_MAX_BYTES || (size_t)h * stride > (size_t)LUMEN_MAX_BYTES) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
-                           "image of %dx%dx%d with stride %zu exceeds 2^31 - 1 bytes", w, h, c,
-                           stride);
+                           "image of %dx%dx%d with stride %zu: height * stride exceeds 2^31 - 1 "
+                           "bytes", w, h, c, stride);
     }
     return LUMEN_OK;
 }

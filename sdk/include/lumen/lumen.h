@@ -121,9 +121,12 @@ LUMEN_API lumen_status lumen_release_device_memory(void);
 
 typedef struct lumen_image lumen_image;
 
-/* Largest accepted width and height; an image's bytes ((height-1)*stride + width*channels)
- * must also fit in 2^31 - 1. */
+/* Largest accepted width and height. An image must also have height * stride <= LUMEN_MAX_BYTES
+ * (Halide's buffers use 32-bit offsets); lumen_image_create's stride is width * channels rounded
+ * up to a multiple of 64. Every pipeline, on every backend, runs on any image within these
+ * limits (INVALID_ARGUMENT beyond them). */
 #define LUMEN_MAX_DIMENSION 65535
+#define LUMEN_MAX_BYTES 2147483647 /* 2^31 - 1 (since 1.1) */
 
 /* An image owning its memory, rows aligned to 64 bytes, contents undefined.
  * Errors: INVALID_ARGUMENT (out NULL, width/height < 1 or too large), UNSUPPORTED_FORMAT
