@@ -1,7 +1,7 @@
 #!/bin/sh
 # The tests: install dependencies, then
 #   1. release build on the current Halide (.venv): every ctest test (labels unit, device, cli,
-#      package, valgrind, seed);
+#      package, valgrind, seed, abi);
 #   2. halide14 build on Debian's Halide 14: unit and device tests, then every pipeline's output
 #      compared byte for byte with build 1's (tests/compare_toolchains.sh);
 #   3. sanitize build (clang ASan + UBSan): unit, device and cli tests again, and the fuzzer for

@@ -53,10 +53,15 @@ lumen_status lumen_cuda_context_create(const lumen_cuda_options *options, lumen_
     *out = NULL;
     lumen_cuda_options o = {0, NULL, NULL};
     if (options) o = *options;
+    /* Arguments first; the device count needs the driver. */
+    if (!o.context && o.device < 0) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "options->device %d < 0", o.device);
+    }
     lumen_status st = lumen__probe(&call, LUMEN_BACKEND_CUDA);
     if (st) return st;
-    if (!o.context && (o.device < 0 || o.device >= lumen__cuda_device_count())) {
-        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "CUDA device %d of %d", o.device,
+    if (!o.context && o.device >= lumen__cuda_device_count()) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "options->device %d, but %d CUDA devices", o.device,
                            lumen__cuda_device_count());
     }
     void *primary = NULL;
@@ -79,7 +84,7 @@ lumen_status lumen_cuda_image_wrap(lumen_context *ctx, uint64_t device_ptr, int 
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!device_ptr) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "device_ptr is 0");
-    lumen_status st = lumen__check_geometry(&call, width, height, channels, pitch);
+    lumen_status st = lumen__check_geometry(&call, width, height, channels, pitch, "pitch");
     if (!st) st = lumen__probe(&call, LUMEN_BACKEND_CUDA);
     if (st) return st;
 #if LUMEN__HAVE_CUDA
@@ -105,6 +110,8 @@ lumen_status lumen_cuda_image_device_ptr(lumen_context *ctx, lumen_image *img,
     lumen__call call;
     lumen__begin(&call, "lumen_cuda_image_device_ptr", ctx);
     call.backend = LUMEN_BACKEND_CUDA;
+    if (device_ptr) *device_ptr = 0;
+    if (pitch) *pitch = 0;
     if (!img || !device_ptr) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL",
                            img ? "device_ptr" : "img");

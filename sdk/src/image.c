@@ -48,27 +48,32 @@ static size_t image_bytes(const lumen_image *img) {
            (size_t)img->dim[1].extent * (size_t)img->dim[0].extent;
 }
 
-/* Width, height, channels and stride within what Halide's 32-bit buffers can address. */
-lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride) {
-    if (w < 1 || h < 1 || w > LUMEN_MAX_DIMENSION || h > LUMEN_MAX_DIMENSION) {
-        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "size %dx%d outside 1..%d", w, h,
+/* Width, height, channels and stride (named `stride_name` in messages) within what Halide's
+ * 32-bit buffers can address, checked in the order lumen.h documents. */
+lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride,
+                                   const char *stride_name) {
+    if (w < 1 || w > LUMEN_MAX_DIMENSION) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "width %d outside 1..%d", w,
                            LUMEN_MAX_DIMENSION);
     }
-    if (c < 1) return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%d channels", c);
+    if (h < 1 || h > LUMEN_MAX_DIMENSION) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "height %d outside 1..%d", h,
+                           LUMEN_MAX_DIMENSION);
+    }
     if (c != 1 && c != 3 && c != 4) {
-        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
-                           "%d channels (1, 3 or 4 supported)", c);
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT, "channels %d (1, 3 or 4 taken)",
+                           c);
     }
     size_t row = (size_t)w * (size_t)c;
     if (stride < row) {
-        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
-                           "stride %zu < width * channels = %zu", stride, row);
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s %zu < width * channels = %zu",
+                           stride_name, stride, row);
     }
     /* Halide's pipelines check height * stride (not the last row's end) against 2^31 - 1. */
     if (stride > (size_t)LUMEN_MAX_BYTES || (size_t)h * stride > (size_t)LUMEN_MAX_BYTES) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
-                           "image of %dx%dx%d with stride %zu: height * stride exceeds 2^31 - 1 "
-                           "bytes", w, h, c, stride);
+                           "width %d, height %d, channels %d, %s %zu: height * %s over 2^31 - 1 "
+                           "bytes", w, h, c, stride_name, stride, stride_name);
     }
     return LUMEN_OK;
 }
@@ -105,7 +110,7 @@ lumen_status lumen_image_create(int width, int height, int channels, lumen_image
     *out = NULL;
     size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels : 0;
     size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
-    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride);
+    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride, "stride");
     if (st) return st;
     void *owned = malloc(stride * (size_t)height + ROW_ALIGN);
     if (!owned) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
@@ -120,7 +125,7 @@ lumen_status lumen_image_wrap(void *data, int width, int height, int channels, s
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
-    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride);
+    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride, "stride");
     if (st) return st;
     return lumen__new_image(&call, (uint8_t *)data, NULL, width, height, channels, stride, out);
 }

@@ -62,7 +62,8 @@ lumen_status lumen__to_host(lumen__call *call, struct lumen_image *img, lumen_co
 lumen_status lumen__free_device(lumen__call *call, struct lumen_image *img, lumen_context *ctx);
 lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
                               size_t stride, struct lumen_image **out);
-lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride);
+lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride,
+                                   const char *stride_name);
 lumen_context *lumen__owner(const struct lumen_image *img);
 void lumen__set_owner(struct lumen_image *img, lumen_context *ctx);
 

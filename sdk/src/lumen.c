@@ -112,7 +112,8 @@ lumen_status lumen_context_create(lumen_backend policy, lumen_context **out) {
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!lumen_backend_name(policy)) {
-        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown backend %d", (int)policy);
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "policy %d is no lumen_backend",
+                           (int)policy);
     }
     lumen_context *ctx = (lumen_context *)calloc(1, sizeof *ctx);
     if (!ctx) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for a context");

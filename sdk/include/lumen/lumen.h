@@ -2,9 +2,13 @@
  *
  * Images are 8-bit, interleaved (1 = gray, 3 = RGB, 4 = RGBA channels), with any row stride.
  * Every function that can fail returns a lumen_status; on failure nothing is written to the
- * destination and lumen_last_error() holds a message for the calling thread. Lumen never prints
- * and never aborts. All functions are thread-safe; one image must not be used by two calls at
- * the same time. */
+ * destination image, output pointers (out, data, device_ptr, pitch) are set to NULL / 0 where the
+ * caller passed them, and lumen_last_error() holds a message for the calling thread that starts
+ * with the function's name and names the offending argument ("lumen_gaussian_blur: sigma 0.2
+ * outside [0.5, 16]"). Arguments are checked, in the order listed under "Errors:", before any
+ * backend or driver is touched: INVALID_ARGUMENT, UNSUPPORTED_FORMAT and SIZE_MISMATCH come
+ * before BACKEND_UNAVAILABLE and DEVICE. Lumen never prints and never aborts. All functions are
+ * thread-safe; one image must not be used by two calls at the same time. */
 #ifndef LUMEN_LUMEN_H
 #define LUMEN_LUMEN_H
 
@@ -44,7 +48,8 @@ LUMEN_API const char *lumen_halide_version(void);
 typedef enum lumen_status {
     LUMEN_OK = 0,
     LUMEN_ERROR_INVALID_ARGUMENT = 1,   /* NULL pointer, bad size or stride, value out of range */
-    LUMEN_ERROR_UNSUPPORTED_FORMAT = 2, /* channel count the operation does not take */
+    LUMEN_ERROR_UNSUPPORTED_FORMAT = 2, /* channels not 1, 3 or 4 (also 0 or negative), or a
+                                         * channel count the operation does not take */
     LUMEN_ERROR_SIZE_MISMATCH = 3,      /* destination does not fit the source */
     LUMEN_ERROR_OUT_OF_MEMORY = 4,
     LUMEN_ERROR_BACKEND_UNAVAILABLE = 5, /* backend not built in, or no driver / device */
@@ -74,7 +79,8 @@ LUMEN_API int lumen_backend_compiled(lumen_backend backend);
 /* LUMEN_OK if calls forced onto this backend can run here; else BACKEND_UNAVAILABLE with the
  * reason in lumen_last_error() (e.g. "libcuda.so.1 not found", "no OpenCL device"). CUDA needs
  * the driver, a device (CUDA_VISIBLE_DEVICES is honoured) and compute capability >= the PTX's;
- * OpenCL needs any OpenCL device. Probed once per process. Errors: INVALID_ARGUMENT. */
+ * OpenCL needs any OpenCL device. Probed once per process.
+ * Errors: INVALID_ARGUMENT (unknown backend), BACKEND_UNAVAILABLE. */
 LUMEN_API lumen_status lumen_backend_available(lumen_backend backend);
 /* The backend LUMEN_BACKEND_AUTO uses for images in host memory: CUDA when usable, else OpenCL
  * if it has a GPU device (CPU OpenCL devices such as PoCL do not count), else the CPU. */
@@ -90,7 +96,7 @@ typedef struct lumen_context lumen_context;
  * whose policy is LUMEN_BACKEND_AUTO unless the environment variable LUMEN_BACKEND
  * (auto|cpu|cuda|opencl) says otherwise. A forced GPU backend that is not usable here makes
  * each call fail with BACKEND_UNAVAILABLE (see lumen_backend_available).
- * Errors: INVALID_ARGUMENT (out is NULL, unknown backend), OUT_OF_MEMORY. */
+ * Errors: INVALID_ARGUMENT (out NULL, policy not a lumen_backend), OUT_OF_MEMORY. */
 LUMEN_API lumen_status lumen_context_create(lumen_backend policy, lumen_context **out);
 /* NULL is ignored. Images that still hold device memory keep the context alive until they are
  * destroyed. */
@@ -129,12 +135,17 @@ typedef struct lumen_image lumen_image;
 #define LUMEN_MAX_BYTES 2147483647 /* 2^31 - 1 (since 1.1) */
 
 /* An image owning its memory, rows aligned to 64 bytes, contents undefined.
- * Errors: INVALID_ARGUMENT (out NULL, width/height < 1 or too large), UNSUPPORTED_FORMAT
- * (channels not 1, 3 or 4), OUT_OF_MEMORY. */
+ * Errors, checked in this order:
+ *   INVALID_ARGUMENT     out NULL; width, then height, outside 1..LUMEN_MAX_DIMENSION
+ *   UNSUPPORTED_FORMAT   channels not 1, 3 or 4 (0 and negative counts included)
+ *   INVALID_ARGUMENT     the image over 2^31 - 1 bytes
+ *   OUT_OF_MEMORY */
 LUMEN_API lumen_status lumen_image_create(int width, int height, int channels, lumen_image **out);
 /* An image over the caller's memory (kept by the caller, must outlive the image); stride is the
- * distance between rows in bytes, >= width * channels. Errors: as lumen_image_create, and
- * INVALID_ARGUMENT for a NULL data pointer or too small a stride. */
+ * distance between rows in bytes, >= width * channels. Errors, checked in this order:
+ *   INVALID_ARGUMENT     out NULL, data NULL; width, then height, out of range (as above)
+ *   UNSUPPORTED_FORMAT   channels not 1, 3 or 4
+ *   INVALID_ARGUMENT     stride < width * channels; stride or the image over 2^31 - 1 bytes */
 LUMEN_API lumen_status lumen_image_wrap(void *data, int width, int height, int channels,
                                         size_t stride, lumen_image **out);
 /* Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
@@ -156,19 +167,22 @@ typedef enum lumen_access {
 /* Host pointer to the pixels (row y starts at data + y * stride). Copies them back from a device
  * first when a GPU call left them there. With WRITE access the host copy becomes the newest, so a
  * later GPU call uploads it again: map with WRITE before changing pixels (also of wrapped memory).
- * Errors: INVALID_ARGUMENT (NULL, bad access), DEVICE (the copy back failed). */
+ * Errors: INVALID_ARGUMENT (img NULL, data NULL, access not READ, WRITE or READ_WRITE),
+ * OUT_OF_MEMORY (no host memory yet for an image wrapped over device memory), DEVICE (the copy
+ * back failed). */
 LUMEN_API lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **data);
 /* Waits until device work writing the image has finished (for timing; map waits by itself).
- * Errors: INVALID_ARGUMENT (NULL), DEVICE. */
+ * Errors: INVALID_ARGUMENT (img NULL), DEVICE. */
 LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
 
 /* ---- Pipelines ---------------------------------------------------------------------------- *
- * Every pipeline returns, checked in this order:
- *   INVALID_ARGUMENT      src or dst NULL
+ * Every pipeline returns, checked in this order (ctx NULL: the default context):
+ *   INVALID_ARGUMENT      src, then dst, NULL
  *   UNSUPPORTED_FORMAT    src's channel count is not one the pipeline takes
- *   SIZE_MISMATCH         dst's channels or size do not fit src (as stated per pipeline)
+ *   SIZE_MISMATCH         dst's channels, then size, do not fit src (as stated per pipeline)
  *   INVALID_ARGUMENT      src and dst memory overlap (only levels may run exactly in place)
- *   INVALID_ARGUMENT      a parameter out of its range, NaN or infinite
+ *   INVALID_ARGUMENT      a parameter out of its range, NaN or infinite, in argument order
+ *                         (gain, bias; sigma, amount)
  *   BACKEND_UNAVAILABLE   the context's backend is not built in or not usable here
  *   DEVICE                a GPU driver call failed (copy, allocation, kernel)
  *   OUT_OF_MEMORY, INTERNAL  from the Halide runtime (not expected after the checks above)
