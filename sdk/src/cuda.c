@@ -91,7 +91,9 @@ lumen_status lumen_cuda_image_wrap(lumen_context *ctx, uint64_t device_ptr, int 
     lumen_image *img = NULL;
     if ((st = lumen__new_image(&call, NULL, NULL, width, height, channels, pitch, &img))) return st;
     img->buf.flags = halide_buffer_flag_device_dirty; /* the caller's pixels are the newest */
-    st = lumen__halide_status(&call, halide_cuda_wrap_device_ptr(&call, &img->buf, device_ptr));
+    int rc;
+    LUMEN__HALIDE_CALL(rc, halide_cuda_wrap_device_ptr(&call, &img->buf, device_ptr));
+    st = lumen__halide_status(&call, rc);
     if (st) {
         free(img);
         return st;
@@ -128,7 +130,9 @@ lumen_status lumen_cuda_image_device_ptr(lumen_context *ctx, lumen_image *img,
     }
     int had_device = img->buf.device != 0;
     int dirty = (img->buf.flags & halide_buffer_flag_host_dirty) != 0;
-    st = lumen__halide_status(&call, halide_copy_to_device(&call, &img->buf, cuda));
+    int rc;
+    LUMEN__HALIDE_CALL(rc, halide_copy_to_device(&call, &img->buf, cuda));
+    st = lumen__halide_status(&call, rc);
     if (st) return st;
     if (!had_device) lumen__count(&call.ctx->stats.device_allocations, 1);
     if (dirty) {

@@ -148,7 +148,9 @@ lumen_status lumen__ensure_host(lumen__call *call, lumen_image *img) {
 lumen_status lumen__to_host(lumen__call *call, lumen_image *img, lumen_context *ctx) {
     lumen_status st = lumen__ensure_host(call, img);
     if (st || !device_dirty(img)) return st;
-    st = lumen__halide_status(call, halide_copy_to_host(call, &img->buf));
+    int rc;
+    LUMEN__HALIDE_CALL(rc, halide_copy_to_host(call, &img->buf));
+    st = lumen__halide_status(call, rc);
     if (!st) {
         lumen__count(&ctx->stats.downloads, 1);
         lumen__count(&ctx->stats.download_bytes, pixel_bytes(img));
@@ -161,10 +163,14 @@ lumen_status lumen__free_device(lumen__call *call, lumen_image *img, lumen_conte
 #if LUMEN__HAVE_CUDA
     if (img->device_ptr) { /* the caller's memory: let go of it, never free it */
         img->device_ptr = 0;
-        return lumen__halide_status(call, halide_cuda_detach_device_ptr(call, &img->buf));
+        int rc;
+        LUMEN__HALIDE_CALL(rc, halide_cuda_detach_device_ptr(call, &img->buf));
+        return lumen__halide_status(call, rc);
     }
 #endif
-    lumen_status st = lumen__halide_status(call, halide_device_free(call, &img->buf));
+    int rc;
+    LUMEN__HALIDE_CALL(rc, halide_device_free(call, &img->buf));
+    lumen_status st = lumen__halide_status(call, rc);
     if (!st) lumen__count(&ctx->stats.device_frees, 1);
     return st;
 }
@@ -225,7 +231,9 @@ lumen_status lumen_image_sync(lumen_image *img) {
     if (!img->buf.device) return LUMEN_OK;
     call.ctx = lumen__owner(img);
     call.backend = backend_of(img->buf.device_interface);
-    return lumen__halide_status(&call, halide_device_sync(&call, &img->buf));
+    int rc;
+    LUMEN__HALIDE_CALL(rc, halide_device_sync(&call, &img->buf));
+    return lumen__halide_status(&call, rc);
 }
 
 lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const char *name) {
@@ -295,6 +303,7 @@ lumen_status lumen__finish(lumen__call *call, int code) {
         return st;
     }
     if (call->backend == LUMEN_BACKEND_OPENCL) lumen__opencl_after_call();
+    lumen__exit_fence_renew(call->function, call->backend);
     /* What the Halide call moved, even if it failed part-way. */
     lumen_context *ctx = call->ctx;
     if ((call->src_flags & halide_buffer_flag_host_dirty) &&

@@ -101,6 +101,15 @@ lumen_status lumen__finish(lumen__call *call, int code);
  * restart Halide's thread pool while no pipeline runs. */
 void lumen__pool_enter(void);
 void lumen__pool_leave(void);
+/* Runs a Halide runtime call under the call lock, shared (never while holding it already). */
+#define LUMEN__HALIDE_CALL(rc, expr) \
+    do {                             \
+        lumen__pool_enter();         \
+        (rc) = (expr);               \
+        lumen__pool_leave();         \
+    } while (0)
+/* After a GPU call: the first of each (function, backend) registers the exit fence again. */
+void lumen__exit_fence_renew(const char *function, lumen_backend backend);
 
 const struct halide_device_interface_t *lumen__device_interface(lumen_backend backend);
 

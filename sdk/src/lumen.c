@@ -1,4 +1,7 @@
 /* Version, status, per-thread errors, contexts and the one-time Halide runtime set-up. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#  define _GNU_SOURCE /* PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP */
+#endif
 #include "internal.h"
 
 #include <stdarg.h>
@@ -162,8 +165,10 @@ lumen_status lumen_release_device_memory(void) {
     lumen__call call;
     lumen__begin(&call, "lumen_release_device_memory", NULL);
     call.backend = LUMEN_BACKEND_OPENCL; /* errors are device errors */
-    lumen_status st = lumen__halide_status(&call, halide_reuse_device_allocations(&call, false));
-    halide_reuse_device_allocations(&call, true);
+    int rc;
+    LUMEN__HALIDE_CALL(rc, halide_reuse_device_allocations(&call, false));
+    lumen_status st = lumen__halide_status(&call, rc);
+    LUMEN__HALIDE_CALL(rc, halide_reuse_device_allocations(&call, true));
     return st;
 }
 
@@ -236,6 +241,8 @@ static int parse_backend(const char *s, lumen_backend *out) {
     return 0;
 }
 
+static void exit_fence(void);
+
 static void init_once(void) {
     halide_set_error_handler(on_halide_error);
     halide_set_custom_print(on_halide_print);
@@ -248,6 +255,7 @@ static void init_once(void) {
     lumen__cuda_install_hooks();
     const char *backend = getenv("LUMEN_BACKEND");
     if (backend) parse_backend(backend, &default_context.policy);
+    atexit(exit_fence);
 }
 
 #if defined(_WIN32)
@@ -317,22 +325,65 @@ const char *lumen_cpu_variant(void) {
     return isa_chosen < 0 ? "baseline" : isa_names[isa_chosen];
 }
 
-/* Halide 14 grows a running thread pool but never shrinks it, so a new thread count restarts the
- * pool (lazily, at the next parallel loop), with no pipeline running: pipelines hold pool_lock
- * shared (lumen__pool_enter/leave), lumen_set_num_threads exclusively. */
+/* The call lock. Halide calls hold it shared (lumen__pool_enter/leave, never nested); it is
+ * taken exclusively (writers first, so a steady stream of calls cannot starve it) by:
+ *  - lumen_set_num_threads: Halide 14 grows a running thread pool but never shrinks it, so a new
+ *    thread count restarts the pool (lazily, at the next parallel loop), with no call running;
+ *  - the exit fence: a program may exit (return from main) while its threads are inside Lumen
+ *    calls. exit() then tears down Halide's runtime (OpenCL context, thread pool) and the
+ *    drivers' state (PoCL's LLVM) under those calls, which crashed. Lumen's exit handler waits
+ *    for the running calls and keeps the lock, so later calls block until the process is gone.
+ *    atexit handlers run in reverse order of registration, and drivers register destructors as
+ *    they are loaded and compile kernels, so the handler is registered again after the first
+ *    call of each pipeline on each GPU backend (lumen__exit_fence_renew). Exiting during the
+ *    very first kernel compilation of a pipeline is not covered. */
 #if defined(_WIN32)
 static SRWLOCK pool_lock = SRWLOCK_INIT;
 void lumen__pool_enter(void) { AcquireSRWLockShared(&pool_lock); }
 void lumen__pool_leave(void) { ReleaseSRWLockShared(&pool_lock); }
 #  define POOL_LOCK() AcquireSRWLockExclusive(&pool_lock)
 #  define POOL_UNLOCK() ReleaseSRWLockExclusive(&pool_lock)
+static SRWLOCK fence_lock = SRWLOCK_INIT;
+#  define FENCE_LOCK() AcquireSRWLockExclusive(&fence_lock)
+#  define FENCE_UNLOCK() ReleaseSRWLockExclusive(&fence_lock)
 #else
+#  ifdef PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
+static pthread_rwlock_t pool_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+#  else
 static pthread_rwlock_t pool_lock = PTHREAD_RWLOCK_INITIALIZER;
+#  endif
 void lumen__pool_enter(void) { pthread_rwlock_rdlock(&pool_lock); }
 void lumen__pool_leave(void) { pthread_rwlock_unlock(&pool_lock); }
 #  define POOL_LOCK() pthread_rwlock_wrlock(&pool_lock)
 #  define POOL_UNLOCK() pthread_rwlock_unlock(&pool_lock)
+static pthread_mutex_t fence_lock = PTHREAD_MUTEX_INITIALIZER;
+#  define FENCE_LOCK() pthread_mutex_lock(&fence_lock)
+#  define FENCE_UNLOCK() pthread_mutex_unlock(&fence_lock)
 #endif
+
+static int fenced;
+static void exit_fence(void) {
+    if (fenced) return; /* registered several times */
+    fenced = 1;
+    POOL_LOCK(); /* never released: the process is ending */
+}
+
+void lumen__exit_fence_renew(const char *function, lumen_backend backend) {
+    static struct {
+        const char *function;
+        lumen_backend backend;
+    } seen[64];
+    static int n_seen;
+    int renew = 1;
+    FENCE_LOCK();
+    for (int i = 0; i < n_seen && renew; i++)
+        renew = seen[i].function != function || seen[i].backend != backend;
+    if (renew && n_seen < 64) {
+        seen[n_seen].function = function, seen[n_seen++].backend = backend;
+        atexit(exit_fence);
+    }
+    FENCE_UNLOCK();
+}
 
 int lumen_set_num_threads(int n) {
     lumen__call call;

@@ -1,6 +1,6 @@
 /* Exit with OpenCL work in flight: each pipeline runs on OpenCL, its result stays on the device
  * (never mapped), and main returns with nothing destroyed. Run with an empty PoCL kernel cache
- * (POCL_CACHE_DIR), PoCL would still be compiling kernels while exit() runs: this crashed in
+ * (repeat.sh --cold), PoCL would still be compiling kernels while exit() runs: this crashed in
  * every run until Lumen waited for the queue on CPU OpenCL devices (lumen__opencl_after_call in
  * sdk/src/backend.c). Passes if the process exits 0. */
 #include <lumen/lumen.h>
