@@ -6,7 +6,7 @@
 #     platforms  linux, windows or linux,windows
 #     workdir    build folder (made if missing; reused: the generators and wine prefix are kept)
 #
-# Tools from PATH: cmake, ninja (linux rows: cc, nm, readelf; windows rows: x86_64-w64-mingw32-*,
+# Tools from PATH: cmake (or $CMAKE), ninja (or $CMAKE_MAKE_PROGRAM) (linux rows: cc, nm, readelf; windows rows: x86_64-w64-mingw32-*,
 # wine64). Halide: CMAKE_PREFIX_PATH (its CMake package, for the host generators) or
 # HalideHelpers_DIR. Outcomes: ok (correct pixels), switching (Halide's "does not support switching
 # interfaces"), halide-error (another Halide error), wrong-pixels, link-error, build-error,
@@ -19,6 +19,7 @@ src=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$src/../.." && pwd)
 mkdir -p "$2" && work=$(cd "$2" && pwd)
 cmake=${CMAKE:-cmake}
+make_program=${CMAKE_MAKE_PROGRAM:+-DCMAKE_MAKE_PROGRAM=$CMAKE_MAKE_PROGRAM}
 rows=${SEED_ROWS:-1 2 3 4 5 6 7 8 9}
 start_all=$(date +%s)
 
@@ -36,7 +37,7 @@ fi
 
 # The ONE host generator executable (both generators), shared by every row and platform.
 if ! { [ -f "$work/gen/build.ninja" ] ||
-       "$cmake" -G Ninja -S "$src" -B "$work/gen" -DCMAKE_BUILD_TYPE=Release -DSEED_CONFIG=0 \
+       "$cmake" -G Ninja $make_program -S "$src" -B "$work/gen" -DCMAKE_BUILD_TYPE=Release -DSEED_CONFIG=0 \
            >"$work/gen.log" 2>&1; } ||
    ! "$cmake" --build "$work/gen" >>"$work/gen.log" 2>&1; then
     cat "$work/gen.log" >&2
@@ -78,6 +79,10 @@ evidence() {  # platform dir
             "$(count_defs $nmt "$bin" ' [TtWw] halide_default_error$')" \
             "$(count_defs $nmt "$bin" "$data")" "$exported"
     done
+    if [ "$1" = linux ] && [ -f "$2/libseed_part2.so" ]; then  # ELF interposition across the parts
+        printf '; run-time bindings libseed_part2.so -> libseed_part1.so: %s' \
+            "$(LD_DEBUG=bindings "$exe" 2>&1 | grep -c 'libseed_part2.so .* to .*libseed_part1.so')"
+    fi
     echo
 }
 
@@ -104,7 +109,7 @@ for plat in $platforms; do
         d=$work/$plat-$c
         detail=""
         # shellcheck disable=SC2086
-        if ! "$cmake" -G Ninja -S "$src" -B "$d" $conf -DCMAKE_BUILD_TYPE=Release -DSEED_CONFIG="$c" \
+        if ! "$cmake" -G Ninja $make_program -S "$src" -B "$d" $conf -DCMAKE_BUILD_TYPE=Release -DSEED_CONFIG="$c" \
                 -DHalideHelpers_DIR="$HalideHelpers_DIR" -DSeedGenerators_ROOT="$work/gen" \
                 >"$d.configure.log" 2>&1; then
             outcome=configure-error
