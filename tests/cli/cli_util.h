@@ -22,6 +22,7 @@ typedef struct {
     const char *out;  /* stdout to this file (in WORK_DIR); default stdout.txt, read to out_text */
     long fsize;       /* RLIMIT_FSIZE for lumen in bytes (SIGXFSZ ignored: writes fail EFBIG) */
     int unprivileged; /* when root, run lumen as uid/gid 65534, so file permissions apply */
+    int timeout;      /* seconds before SIGALRM kills it; default 60 */
 } run_opts;
 
 static void read_text(const char *name, char *buf, size_t size) {
@@ -33,8 +34,8 @@ static void read_text(const char *name, char *buf, size_t size) {
     if (f) fclose(f);
 }
 
-/* Runs `lumen ARGS` (through sh, in WORK_DIR, killed after 60 s); returns its exit code, -1 if
- * it died of a signal, 125 if privileges could not be dropped. stderr goes to err_text. */
+/* Runs `lumen ARGS` (through sh, in WORK_DIR, killed after r->timeout s); returns its exit code, -1
+ * if it died of a signal, 125 if privileges could not be dropped. stderr goes to err_text. */
 static int lumen_with(const run_opts *r, const char *args) {
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "exec '%s' %s", cli, args);
@@ -52,7 +53,7 @@ static int lumen_with(const run_opts *r, const char *args) {
             if (setrlimit(RLIMIT_FSIZE, &lim)) _exit(126);
         }
         if (r->unprivileged && geteuid() == 0 && (setgid(65534) || setuid(65534))) _exit(125);
-        alarm(60);
+        alarm(r->timeout ? (unsigned)r->timeout : 60);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
