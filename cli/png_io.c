@@ -76,11 +76,11 @@ failed:
     return NULL;
 }
 
-int png_write(const char *path, lumen_image *img, char *err, size_t err_size) {
+int png_write(FILE *f, const char *name, lumen_image *img, char *err, size_t err_size) {
     static const png_uint_32 formats[] = {0, PNG_FORMAT_GRAY, 0, PNG_FORMAT_RGB, PNG_FORMAT_RGBA};
     uint8_t *px = NULL;
     if (lumen_image_map(img, LUMEN_ACCESS_READ, &px)) {
-        snprintf(err, err_size, "%s: %s", path, lumen_last_error());
+        snprintf(err, err_size, "%s: %s", name, lumen_last_error());
         return -1;
     }
     png_image png;
@@ -89,8 +89,10 @@ int png_write(const char *path, lumen_image *img, char *err, size_t err_size) {
     png.width = (png_uint_32)lumen_image_width(img);
     png.height = (png_uint_32)lumen_image_height(img);
     png.format = formats[lumen_image_channels(img)];
-    if (!png_image_write_to_file(&png, path, 0, px, (png_int_32)lumen_image_stride(img), NULL)) {
-        snprintf(err, err_size, "%s: %s", path, png.message);
+    errno = 0;
+    if (!png_image_write_to_stdio(&png, f, 0, px, (png_int_32)lumen_image_stride(img), NULL)) {
+        int e = errno; /* libpng says "Write Error"; the reason is in errno */
+        snprintf(err, err_size, "cannot write %s: %s", name, e ? strerror(e) : png.message);
         return -1;
     }
     return 0;

@@ -10,7 +10,8 @@
  * depths and palettes are expanded, gray+alpha and tRNS transparency give RGBA.
  * Returns NULL with a message in err on failure. */
 lumen_image *png_read(const char *path, char *err, size_t err_size);
-/* Writes img (1, 3 or 4 channels); returns 0, or -1 with a message in err. */
-int png_write(const char *path, lumen_image *img, char *err, size_t err_size);
+/* Writes img (1, 3 or 4 channels) to f, which stays open; name is for messages. Returns 0, or
+ * -1 with a message in err. */
+int png_write(FILE *f, const char *name, lumen_image *img, char *err, size_t err_size);
 
 #endif

@@ -21,6 +21,7 @@ typedef struct {
     const char *in;   /* stdin from this file (in WORK_DIR); default /dev/null */
     const char *out;  /* stdout to this file (in WORK_DIR); default stdout.txt, read to out_text */
     long fsize;       /* RLIMIT_FSIZE for lumen in bytes (SIGXFSZ ignored: writes fail EFBIG) */
+    int xfsz_default; /* with fsize: leave SIGXFSZ's default action (kill) to lumen */
     int unprivileged; /* when root, run lumen as uid/gid 65534, so file permissions apply */
     int timeout;      /* seconds before SIGALRM kills it; default 60 */
 } run_opts;
@@ -49,7 +50,7 @@ static int lumen_with(const run_opts *r, const char *args) {
             _exit(126);
         if (r->fsize) {
             struct rlimit lim = {(rlim_t)r->fsize, (rlim_t)r->fsize};
-            signal(SIGXFSZ, SIG_IGN);
+            if (!r->xfsz_default) signal(SIGXFSZ, SIG_IGN);
             if (setrlimit(RLIMIT_FSIZE, &lim)) _exit(126);
         }
         if (r->unprivileged && geteuid() == 0 && (setgid(65534) || setuid(65534))) _exit(125);

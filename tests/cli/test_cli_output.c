@@ -3,7 +3,8 @@
  * fails partway (RLIMIT_FSIZE) leaves the previous file byte-identical and no temporary file,
  * device nodes, FIFOs, directories and symlinks survive, "-" is stdin/stdout. For run, chain
  * and demo. Usage: test_cli_output PATH_TO_LUMEN WORK_DIR */
-#define _DEFAULT_SOURCE /* mknod, makedev */
+#define _DEFAULT_SOURCE   /* mknod, makedev */
+#define _XOPEN_SOURCE 700 /* posix_openpt */
 #include <dirent.h>
 #include <sys/sysmacros.h>
 
@@ -165,6 +166,27 @@ static void check_failed_write(void) {
         CHECK(same_bytes("keep/o.png", "previous output"), "'%s': keep/o.png changed", cmds[i]);
         CHECK(entries("keep") == 1, "'%s': keep/ has %d entries, want 1", cmds[i], entries("keep"));
     }
+    /* SIGXFSZ not ignored by the caller: lumen ignores it itself and reports the failure. */
+    r.xfsz_default = 1;
+    int rc = lumen_with(&r, cmds[0]);
+    CHECK(rc == 1 && strstr(err_text, "keep/o.png") &&
+              same_bytes("keep/o.png", "previous output") && entries("keep") == 1,
+          "with SIGXFSZ's default action: exit %d, %d entries: %s", rc, entries("keep"), err_text);
+    r.xfsz_default = 0;
+    /* Killed by SIGTERM while its temporary file exists: that file goes, the output stays. */
+    char cmd[2048];
+    snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && rm -f seen.txt && { '%s' run gaussian_blur rgb.png keep/o.png --repeat "
+        "1000000 --backend cpu >/dev/null 2>&1 & for i in $(seq 200); do if [ \"$(ls -A keep "
+        "| wc -l)\" -ge 2 ]; then echo seen >seen.txt; break; fi; sleep 0.05; done; kill -TERM "
+        "$!; wait $!; }",
+        work, cli);
+    int status = system(cmd);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM && lmode("seen.txt") &&
+              same_bytes("keep/o.png", "previous output") && entries("keep") == 1,
+          "killed by SIGTERM: status %d, temporary file seen: %s, %d entries", status,
+          lmode("seen.txt") ? "yes" : "no", entries("keep"));
     /* A pipeline that fails leaves it too. */
     CHECK(lumen("run sobel rgb.png keep/o.png") == 1, "sobel on RGB: %s", err_text);
     CHECK(same_bytes("keep/o.png", "previous output") && entries("keep") == 1, "after sobel");
@@ -173,7 +195,7 @@ static void check_failed_write(void) {
     char path[1024];
     work_path(path, sizeof path, "keep/link.png");
     CHECK(symlink("o.png", path) == 0, "symlink");
-    int rc = lumen_with(&r, "run levels rgb.png keep/link.png --backend cpu");
+    rc = lumen_with(&r, "run levels rgb.png keep/link.png --backend cpu");
     CHECK(rc == 1 && S_ISLNK(lmode("keep/link.png")) &&
               same_bytes("keep/o.png", "previous output") && entries("keep") == 2,
           "failed write through keep/link.png: exit %d, %d entries: %s", rc, entries("keep"),
@@ -212,6 +234,15 @@ static void check_stdio(void) {
     got = read_png("from-stdin.png");
     CHECK(same(got, want), "from stdin: not the expected image");
     lumen_image_destroy(got);
+    /* No PNG to a terminal. */
+    int pty = posix_openpt(O_RDWR | O_NOCTTY);
+    if (pty >= 0 && grantpt(pty) == 0 && unlockpt(pty) == 0 && ptsname(pty)) {
+        r.in = NULL, r.out = ptsname(pty);
+        check_refused(&r, "run levels rgb.png -", "-", "terminal");
+    } else {
+        printf("note: no pseudo-terminal here; PNG to a terminal not checked\n");
+    }
+    if (pty >= 0) close(pty);
 }
 
 /* demo: the same rules for each file it writes, all checked before the first is written. */
