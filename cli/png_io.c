@@ -35,7 +35,7 @@ lumen_image *png_read(const char *path, char *err, size_t err_size) {
     lumen_image *volatile img = NULL;
     png_bytep *volatile rows = NULL;
     if (!info || setjmp(e.jmp)) {
-        snprintf(err, err_size, "%s: %s", name, e.msg);
+        snprintf(err, err_size, "%s: %s", name, feof(f) ? "truncated PNG (ends too early)" : e.msg);
         goto failed;
     }
     png_init_io(png, f);

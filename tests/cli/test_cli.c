@@ -153,9 +153,20 @@ static void check_errors(void) {
     FILE *f = fopen(path, "wb");
     fputs("\x89PNG\r\n\x1a\nthis is not really a png", f);
     fclose(f);
+    size_t size; /* the first 500 bytes of rgb.png */
+    char *head = NULL;
+    snprintf(path, sizeof path, "%s/rgb.png", work);
+    f = fopen(path, "rb");
+    if (f) head = malloc(500), size = fread(head, 1, 500, f), fclose(f);
+    snprintf(path, sizeof path, "%s/truncated.png", work);
+    f = fopen(path, "wb");
+    CHECK(head && size == 500 && f && fwrite(head, 1, size, f) == size, "writing truncated.png");
+    if (f) fclose(f);
+    free(head);
     static const char *const runtime_errors[][2] = {
         {"run levels missing.png o.png", "missing.png"},
         {"run levels corrupt.png o.png", "corrupt.png"},
+        {"run levels truncated.png o.png", "truncated.png: truncated PNG"},
         {"run sobel rgb.png o.png", "sobel needs a gray image"},
         {"run gaussian_blur rgb.png o.png --param sigma=40", "sigma"},
         {"run resize rgb.png o.png", "resize needs"},

@@ -180,7 +180,7 @@ static void check_failed_write(void) {
         "cd '%s' && rm -f seen.txt && { '%s' run gaussian_blur rgb.png keep/o.png --repeat "
         "1000000 --backend cpu >/dev/null 2>&1 & for i in $(seq 200); do if [ \"$(ls -A keep "
         "| wc -l)\" -ge 2 ]; then echo seen >seen.txt; break; fi; sleep 0.05; done; kill -TERM "
-        "$!; wait $!; }",
+        "$!; wait $!; } 2>/dev/null",
         work, cli);
     int status = system(cmd);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM && lmode("seen.txt") &&
