@@ -99,6 +99,10 @@ static void check_unwritable(void) {
     work_path(path, sizeof path, "ro");
     chmod(path, 0555);
     r.unprivileged = 1;
+    if (lumen_with(&r, "help") != 0) { /* no setuid, or uid 65534 cannot reach lumen */
+        printf("note: cannot run lumen as uid 65534 (%s); no-permission cases skipped\n", err_text);
+        return;
+    }
     check_refused(&r, "run levels rgb.png ro/o.png", "ro/o.png", "Permission denied");
     CHECK(entries("ro") == 1, "ro/: %d entries, want 1", entries("ro"));
     put("readonly.png", "old");
