@@ -1,5 +1,6 @@
 /* lumen: Lumen's command-line tool. info, run, chain, demo; see usage(). Exit codes: 0 ok,
- * 1 runtime failure (Lumen's message), 2 usage error. */
+ * 1 runtime failure (Lumen's message), 2 usage error, or an output that cannot or must not be
+ * written (found before anything runs; see out_file.h). */
 #include <lumen/lumen.h>
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "out_file.h"
 #include "png_io.h"
 #include "stages.h"
 
@@ -24,6 +26,7 @@ static void usage(FILE *f) {
             "       lumen help\n"
             "options: --backend auto|cpu|opencl|cuda   --repeat N   --threads N\n"
             "STAGE: pipeline[:k=v[:k=v]], e.g. \"gaussian_blur:sigma=2,resize:w=640\"\n"
+            "IN.png, OUT.png: '-' is stdin, stdout; OUT.png must be a regular file or new\n"
             "pipelines:\n");
     for (int p = 0; stage_pipeline_names[p]; p++)
         fprintf(f, "  %-14s %s\n", stage_pipeline_names[p], stage_params_help(p));
@@ -40,6 +43,12 @@ static int usage_error(const char *fmt, const char *arg) {
 static int fail(const char *msg) {
     fprintf(stderr, "lumen: %s\n", msg);
     return 1;
+}
+
+/* An output that cannot be written, found before anything runs. */
+static int refuse(const char *msg) {
+    fprintf(stderr, "lumen: %s\n", msg);
+    return 2;
 }
 
 static double now(void) {
@@ -101,16 +110,20 @@ static int parse_option(int argc, char **argv, int *i, options *o) {
     long n = strtol(v, &end, 10);
     if (*end || n < (a[2] == 'r' ? 1 : 0) || n > 1000000)
         return usage_error("bad number '%s'", v), -1;
-    if (a[2] == 'r') o->repeat = (int)n;
-    else o->threads = (int)n;
+    if (a[2] == 'r')
+        o->repeat = (int)n;
+    else
+        o->threads = (int)n;
     return 1;
 }
 
-/* Runs the stages `repeat` times on in; the last result goes to out.png. Prints per-stage times
- * and transfers; with repeat > 1, min/median time and megapixels/s. */
-static int run_stages(const stage *stages, int n, const char *in_path, const char *out_path,
+/* Runs the stages `repeat` times on in; the last result goes to out (opened, committed here).
+ * Prints per-stage times and transfers (to stderr when out is stdout); with repeat > 1,
+ * min/median time and megapixels/s. */
+static int run_stages(const stage *stages, int n, const char *in_path, out_file *out,
                       const options *o) {
-    char err[1024];
+    char err[2048];
+    FILE *report = out->f == stdout ? stderr : stdout;
     lumen_image *in = png_read(in_path, err, sizeof err);
     if (!in) return fail(err);
     lumen_context *ctx = NULL;
@@ -154,24 +167,27 @@ static int run_stages(const stage *stages, int n, const char *in_path, const cha
     if (shown != started) fprintf(stderr, "\n");
     if (rc == 0) {
         for (int i = 0; i < n; i++)
-            printf("%-14s %9.3f ms  on %-6s uploads %llu downloads %llu\n", stage_name(&stages[i]),
-                   1e3 * stage_time[i], lumen_backend_name(lumen_image_location(result)),
-                   (unsigned long long)stage_stats[i].uploads,
-                   (unsigned long long)stage_stats[i].downloads);
+            fprintf(report, "%-14s %9.3f ms  on %-6s uploads %llu downloads %llu\n",
+                    stage_name(&stages[i]), 1e3 * stage_time[i],
+                    lumen_backend_name(lumen_image_location(result)),
+                    (unsigned long long)stage_stats[i].uploads,
+                    (unsigned long long)stage_stats[i].downloads);
         lumen_context_stats(ctx, &before);
-        if (png_write(out_path, result, err, sizeof err)) rc = fail(err);
+        if (png_write(out->f, out->path, result, err, sizeof err) ||
+            out_commit(out, err, sizeof err))
+            rc = fail(err);
         lumen_context_stats(ctx, &after);
         if (rc == 0)
-            printf("wrote %s (%dx%dx%d), downloads for it: %llu\n", out_path,
-                   lumen_image_width(result), lumen_image_height(result),
-                   lumen_image_channels(result),
-                   (unsigned long long)(after.downloads - before.downloads));
+            fprintf(report, "wrote %s (%dx%dx%d), downloads for it: %llu\n",
+                    report == stdout ? out->path : "(stdout)", lumen_image_width(result),
+                    lumen_image_height(result), lumen_image_channels(result),
+                    (unsigned long long)(after.downloads - before.downloads));
         if (rc == 0 && o->repeat > 1) {
             qsort(times, (size_t)o->repeat, sizeof *times, cmp_double);
             double mp = lumen_image_width(in) * (double)lumen_image_height(in) / 1e6;
-            printf("%d runs: min %.3f ms, median %.3f ms, %.1f megapixels/s (median)\n",
-                   o->repeat, 1e3 * times[0], 1e3 * times[o->repeat / 2],
-                   mp / times[o->repeat / 2]);
+            fprintf(report, "%d runs: min %.3f ms, median %.3f ms, %.1f megapixels/s (median)\n",
+                    o->repeat, 1e3 * times[0], 1e3 * times[o->repeat / 2],
+                    mp / times[o->repeat / 2]);
         }
     }
     lumen_image_destroy(result);
@@ -220,13 +236,19 @@ static int cmd_run(int argc, char **argv, int chain) {
         if (n == 0) return free(params), usage_error("empty chain '%s'", pos[0]);
     } else {
         n = 1;
-        if (stage_init(&stages[0], pos[0], err, sizeof err)) return free(params), usage_error("%s", err);
+        if (stage_init(&stages[0], pos[0], err, sizeof err))
+            return free(params), usage_error("%s", err);
         for (int i = 0; i < nparams; i++)
             if (stage_param(&stages[0], params[i], err, sizeof err))
                 return free(params), usage_error("%s", err);
     }
     free(params);
-    return run_stages(stages, n, pos[1], pos[2], &o);
+    out_file out;
+    char out_err[2048];
+    if (out_open(&out, pos[2], out_err, sizeof out_err)) return refuse(out_err);
+    rc = run_stages(stages, n, pos[1], &out, &o);
+    out_abort(&out); /* a no-op once committed */
+    return rc;
 }
 
 /* ---- demo --------------------------------------------------------------------------------- */
@@ -243,7 +265,9 @@ static lumen_image *sample_image(int w, int h) {
             double dx = x - w * 0.6, dy = y - h * 0.45, r = sqrt(dx * dx + dy * dy);
             int ring = (int)(r / 12.0) % 2, check = ((x / 16) + (y / 16)) % 2;
             int inside = r < h * 0.35, corner = x < w / 4 && y > h * 2 / 3;
-            row[3 * x + 0] = (uint8_t)(corner ? 255 * check : inside ? 230 * ring + 20 : 255 * x / w);
+            row[3 * x + 0] = (uint8_t)(corner   ? 255 * check
+                                       : inside ? 230 * ring + 20
+                                                : 255 * x / w);
             row[3 * x + 1] = (uint8_t)(corner ? 255 * check : inside ? 120 : 255 * y / h);
             row[3 * x + 2] = (uint8_t)(corner ? 255 * check : inside ? 255 - 200 * ring : 160);
         }
@@ -251,59 +275,91 @@ static lumen_image *sample_image(int w, int h) {
     return img;
 }
 
+static const char *const demos[][2] = {
+    {"levels", "levels:gain=1.4:bias=-30"},
+    {"grayscale", "grayscale"},
+    {"gaussian_blur", "gaussian_blur:sigma=3"},
+    {"resize", "resize:w=320"},
+    {"sobel", "grayscale,sobel"},
+    {"unsharp_mask", "unsharp_mask:sigma=2:amount=2.5"},
+    {"chain", "gaussian_blur:sigma=1.5,unsharp_mask:amount=2,resize:w=1024,levels:gain=1.1"},
+};
+enum { DEMOS = sizeof demos / sizeof *demos };
+
+/* Removes the demo's temporary files still open (those renamed into place stay). */
+static void demo_abort(out_file *outs) {
+    for (int i = 0; i <= DEMOS; i++) out_abort(&outs[i]);
+}
+
+/* Writes img to outs[i] (opened) and renames it into place; on failure removes them all. */
+static int demo_write(out_file *outs, int i, lumen_image *img) {
+    char err[2048];
+    if (png_write(outs[i].f, outs[i].path, img, err, sizeof err) ||
+        out_commit(&outs[i], err, sizeof err))
+        return demo_abort(outs), fail(err);
+    return 0;
+}
+
 static int cmd_demo(int argc, char **argv) {
     const char *dir = argc > 2 ? argv[2] : "lumen-demo";
     if (argc > 3) return usage_error("demo takes one directory, not '%s'", argv[3]);
+    char paths[DEMOS + 1][PATH_MAX], err[PATH_MAX + 64];
+    struct stat st;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "lumen: cannot create %s: %s\n", dir, strerror(errno));
-        return 1;
+        snprintf(err, sizeof err, "cannot create %s: %s", dir, strerror(errno));
+        return refuse(err);
     }
-    char path[1024], err[1024];
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, sizeof err, "cannot write into %s: not a directory", dir);
+        return refuse(err);
+    }
+    /* Every output checked (and its temporary file made) before anything runs. */
+    out_file outs[DEMOS + 1];
+    for (int i = 0; i <= DEMOS; i++) {
+        int len =
+            snprintf(paths[i], sizeof paths[i], "%s/%s.png", dir, i ? demos[i - 1][0] : "sample");
+        if (len >= (int)sizeof paths[i]) snprintf(err, sizeof err, "%s: path too long", dir);
+        if (len >= (int)sizeof paths[i] || out_open(&outs[i], paths[i], err, sizeof err)) {
+            while (i--) out_abort(&outs[i]);
+            return refuse(err);
+        }
+    }
     lumen_image *sample = sample_image(640, 480);
-    if (!sample) return fail(lumen_last_error());
-    snprintf(path, sizeof path, "%s/sample.png", dir);
-    if (png_write(path, sample, err, sizeof err)) return fail(err);
+    if (!sample) return demo_abort(outs), fail(lumen_last_error());
+    if (demo_write(outs, 0, sample)) return lumen_image_destroy(sample), 1;
     printf("Lumen %s demo: CPU variant %s, auto backend %s\n", lumen_version_string(),
            lumen_cpu_variant(), lumen_backend_name(lumen_backend_preferred()));
-    printf("wrote %s (640x480 RGB, procedural)\n", path);
+    printf("wrote %s (640x480 RGB, procedural)\n", paths[0]);
 
-    static const char *const demos[][2] = {
-        {"levels", "levels:gain=1.4:bias=-30"},
-        {"grayscale", "grayscale"},
-        {"gaussian_blur", "gaussian_blur:sigma=3"},
-        {"resize", "resize:w=320"},
-        {"sobel", "grayscale,sobel"},
-        {"unsharp_mask", "unsharp_mask:sigma=2:amount=2.5"},
-        {"chain", "gaussian_blur:sigma=1.5,unsharp_mask:amount=2,resize:w=1024,levels:gain=1.1"},
-    };
     lumen_context *ctx = NULL;
-    if (lumen_context_create(LUMEN_BACKEND_AUTO, &ctx)) return fail(lumen_last_error());
-    for (size_t d = 0; d < sizeof demos / sizeof *demos; d++) {
+    int rc = lumen_context_create(LUMEN_BACKEND_AUTO, &ctx) ? fail(lumen_last_error()) : 0;
+    for (int d = 0; d < DEMOS && rc == 0; d++) {
         char spec[256];
         snprintf(spec, sizeof spec, "%s", demos[d][1]);
         lumen_image *cur = sample;
         double t0 = now();
         char *save = NULL;
-        for (char *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        for (char *t = strtok_r(spec, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
             stage s;
             lumen_image *next = NULL;
             if (stage_parse(&s, t, err, sizeof err) ||
                 stage_run(&s, ctx, cur, &next, err, sizeof err))
-                return fail(err);
+                rc = fail(err);
             if (cur != sample) lumen_image_destroy(cur);
             cur = next;
         }
         double ms = 1e3 * (now() - t0);
-        snprintf(path, sizeof path, "%s/%s.png", dir, demos[d][0]);
-        if (png_write(path, cur, err, sizeof err)) return fail(err);
-        printf("  %-13s %-70s %7.2f ms -> %s (%dx%dx%d)\n", demos[d][0], demos[d][1], ms, path,
-               lumen_image_width(cur), lumen_image_height(cur), lumen_image_channels(cur));
-        lumen_image_destroy(cur);
+        if (rc == 0 && (rc = demo_write(outs, d + 1, cur)) == 0)
+            printf("  %-13s %-70s %7.2f ms -> %s (%dx%dx%d)\n", demos[d][0], demos[d][1], ms,
+                   paths[d + 1], lumen_image_width(cur), lumen_image_height(cur),
+                   lumen_image_channels(cur));
+        if (cur != sample) lumen_image_destroy(cur);
     }
+    demo_abort(outs);
     lumen_context_destroy(ctx);
     lumen_image_destroy(sample);
-    printf("demo: ok\n");
-    return 0;
+    if (rc == 0) printf("demo: ok\n");
+    return rc;
 }
 
 int main(int argc, char **argv) {

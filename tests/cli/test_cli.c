@@ -1,113 +1,26 @@
 /* The lumen CLI: every subcommand on generated PNGs, outputs compared with the library's own
  * results, and every error path (exit code, one clear line, no crash).
  * Usage: test_cli PATH_TO_LUMEN WORK_DIR */
-#include <png.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-
-#include "../harness.h"
-
-static const char *cli, *work;
-static char out_text[8192], err_text[8192];
-
-/* Runs `lumen ARGS`; returns its exit code (-1 if it died of a signal). */
-static int lumen(const char *args) {
-    char cmd[4096], o[1024], e[1024];
-    snprintf(o, sizeof o, "%s/stdout.txt", work);
-    snprintf(e, sizeof e, "%s/stderr.txt", work);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s' 2>'%s'", work, cli, args, o, e);
-    int status = system(cmd);
-    FILE *f = fopen(o, "r");
-    size_t n = f ? fread(out_text, 1, sizeof out_text - 1, f) : 0;
-    out_text[n] = 0;
-    if (f) fclose(f);
-    f = fopen(e, "r");
-    n = f ? fread(err_text, 1, sizeof err_text - 1, f) : 0;
-    err_text[n] = 0;
-    if (f) fclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static int lines(const char *s) {
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
-/* Writes a random PNG with libpng (format: PNG_FORMAT_*), returns the pixels it holds as 8 bits. */
-static void write_png(const char *name, int w, int h, png_uint_32 format) {
-    png_image png;
-    memset(&png, 0, sizeof png);
-    png.version = PNG_IMAGE_VERSION;
-    png.width = (png_uint_32)w;
-    png.height = (png_uint_32)h;
-    png.format = format;
-    size_t size = PNG_IMAGE_SIZE(png);
-    uint8_t *px = malloc(size);
-    for (size_t i = 0; i < size; i++) px[i] = (uint8_t)t_rand();
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", work, name);
-    CHECK(png_image_write_to_file(&png, path, 0, px, 0, NULL), "writing %s: %s", name, png.message);
-    free(px);
-}
-
-/* Reads a PNG as a Lumen image the way the CLI documents (gray, RGB, RGBA). */
-static lumen_image *read_png(const char *name) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", work, name);
-    png_image png;
-    memset(&png, 0, sizeof png);
-    png.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&png, path)) return NULL;
-    int c = png.format & PNG_FORMAT_FLAG_ALPHA ? 4 : png.format & PNG_FORMAT_FLAG_COLOR ? 3 : 1;
-    png.format = c == 4 ? PNG_FORMAT_RGBA : c == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
-    lumen_image *img = NULL;
-    uint8_t *px;
-    if (lumen_image_create((int)png.width, (int)png.height, c, &img) ||
-        lumen_image_map(img, LUMEN_ACCESS_WRITE, &px) ||
-        !png_image_finish_read(&png, NULL, px, (png_int_32)lumen_image_stride(img), NULL)) {
-        lumen_image_destroy(img);
-        return NULL;
-    }
-    return img;
-}
-
-static int same(lumen_image *a, lumen_image *b) {
-    uint8_t *pa, *pb;
-    if (!a || !b || lumen_image_map(a, LUMEN_ACCESS_READ, &pa) ||
-        lumen_image_map(b, LUMEN_ACCESS_READ, &pb))
-        return 0;
-    int w = lumen_image_width(a), h = lumen_image_height(a), c = lumen_image_channels(a);
-    if (w != lumen_image_width(b) || h != lumen_image_height(b) || c != lumen_image_channels(b))
-        return 0;
-    for (int y = 0; y < h; y++)
-        if (memcmp(pa + y * lumen_image_stride(a), pb + y * lumen_image_stride(b), (size_t)w * c))
-            return 0;
-    return 1;
-}
-
-static lumen_image *new_like(lumen_image *src, int w, int h, int c) {
-    lumen_image *img = NULL;
-    lumen_image_create(w ? w : lumen_image_width(src), h ? h : lumen_image_height(src),
-                       c ? c : lumen_image_channels(src), &img);
-    return img;
-}
+#include "cli_util.h"
 
 /* run: each pipeline through the CLI equals the library call. */
 static void check_run(void) {
     write_png("rgb.png", 67, 45, PNG_FORMAT_RGB);
     write_png("rgba.png", 40, 33, PNG_FORMAT_RGBA);
     write_png("gray.png", 51, 29, PNG_FORMAT_GRAY);
-    lumen_image *rgb = read_png("rgb.png"), *rgba = read_png("rgba.png"), *gray = read_png("gray.png");
+    lumen_image *rgb = read_png("rgb.png"), *rgba = read_png("rgba.png"),
+                *gray = read_png("gray.png");
     lumen_image *want, *got;
 
     want = new_like(rgb, 0, 0, 0);
     lumen_gaussian_blur(NULL, rgb, want, 2.5f);
-    CHECK(lumen("run gaussian_blur rgb.png o.png --param sigma=2.5") == 0, "run blur: %s", err_text);
+    CHECK(lumen("run gaussian_blur rgb.png o.png --param sigma=2.5") == 0, "run blur: %s",
+          err_text);
     got = read_png("o.png");
     CHECK(same(got, want), "run gaussian_blur differs from the library");
     lumen_image_destroy(got);
-    CHECK(lumen("run gaussian_blur rgb.png o.png -p sigma=2.5 --backend opencl") == 0, "%s", err_text);
+    CHECK(lumen("run gaussian_blur rgb.png o.png -p sigma=2.5 --backend opencl") == 0, "%s",
+          err_text);
     got = read_png("o.png");
     CHECK(same(got, want), "run gaussian_blur on opencl differs from the library");
     CHECK(strstr(out_text, "on opencl") != NULL, "stage not reported on opencl: %s", out_text);
@@ -116,7 +29,8 @@ static void check_run(void) {
 
     want = new_like(rgba, 0, 0, 0);
     lumen_levels(NULL, rgba, want, 1.5f, -20.0f);
-    CHECK(lumen("run levels rgba.png o.png --param gain=1.5 --param bias=-20") == 0, "%s", err_text);
+    CHECK(lumen("run levels rgba.png o.png --param gain=1.5 --param bias=-20") == 0, "%s",
+          err_text);
     got = read_png("o.png");
     CHECK(same(got, want), "run levels (RGBA) differs from the library");
     lumen_image_destroy(got);
@@ -199,8 +113,8 @@ static void check_info_demo(void) {
               strstr(out_text, lumen_cpu_variant()),
           "info output: %s", out_text);
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
-    const char *files[] = {"sample", "levels", "grayscale", "gaussian_blur", "resize",
-                           "sobel", "unsharp_mask", "chain"};
+    const char *files[] = {"sample", "levels", "grayscale",    "gaussian_blur",
+                           "resize", "sobel",  "unsharp_mask", "chain"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);
@@ -215,18 +129,18 @@ static void check_info_demo(void) {
 /* Errors: usage errors exit 2 with the usage text; runtime errors exit 1 with one line. */
 static void check_errors(void) {
     static const char *const usage_errors[] = {
-        "",                                             /* no command */
-        "frobnicate",                                   /* unknown command */
-        "run",                                          /* missing arguments */
-        "run warp rgb.png o.png",                       /* unknown pipeline */
+        "",                                              /* no command */
+        "frobnicate",                                    /* unknown command */
+        "run",                                           /* missing arguments */
+        "run warp rgb.png o.png",                        /* unknown pipeline */
         "run levels rgb.png o.png --param brightness=2", /* unknown parameter */
-        "run levels rgb.png o.png --param gain=abc",    /* bad number */
-        "run levels rgb.png o.png --param",             /* missing value */
-        "run levels rgb.png o.png --backend vulkan",    /* unknown backend */
-        "run levels rgb.png o.png --repeat 0",          /* bad repeat */
-        "run levels rgb.png o.png --fast",              /* unknown option */
-        "chain \"levels,,\" rgb.png o.png extra",       /* extra argument */
-        "chain \"blur:sigma=2\" rgb.png o.png",         /* unknown pipeline in a chain */
+        "run levels rgb.png o.png --param gain=abc",     /* bad number */
+        "run levels rgb.png o.png --param",              /* missing value */
+        "run levels rgb.png o.png --backend vulkan",     /* unknown backend */
+        "run levels rgb.png o.png --repeat 0",           /* bad repeat */
+        "run levels rgb.png o.png --fast",               /* unknown option */
+        "chain \"levels,,\" rgb.png o.png extra",        /* extra argument */
+        "chain \"blur:sigma=2\" rgb.png o.png",          /* unknown pipeline in a chain */
         "info extra",
     };
     for (size_t i = 0; i < sizeof usage_errors / sizeof *usage_errors; i++) {
@@ -239,14 +153,24 @@ static void check_errors(void) {
     FILE *f = fopen(path, "wb");
     fputs("\x89PNG\r\n\x1a\nthis is not really a png", f);
     fclose(f);
+    size_t size; /* the first 500 bytes of rgb.png */
+    char *head = NULL;
+    snprintf(path, sizeof path, "%s/rgb.png", work);
+    f = fopen(path, "rb");
+    if (f) head = malloc(500), size = fread(head, 1, 500, f), fclose(f);
+    snprintf(path, sizeof path, "%s/truncated.png", work);
+    f = fopen(path, "wb");
+    CHECK(head && size == 500 && f && fwrite(head, 1, size, f) == size, "writing truncated.png");
+    if (f) fclose(f);
+    free(head);
     static const char *const runtime_errors[][2] = {
         {"run levels missing.png o.png", "missing.png"},
         {"run levels corrupt.png o.png", "corrupt.png"},
+        {"run levels truncated.png o.png", "truncated.png: truncated PNG"},
         {"run sobel rgb.png o.png", "sobel needs a gray image"},
         {"run gaussian_blur rgb.png o.png --param sigma=40", "sigma"},
         {"run resize rgb.png o.png", "resize needs"},
         {"run levels rgb.png o.png --backend cuda", "unavailable"},
-        {"run levels rgb.png no-such-dir/o.png", "no-such-dir/o.png"},
     };
     for (size_t i = 0; i < sizeof runtime_errors / sizeof *runtime_errors; i++) {
         int rc = lumen(runtime_errors[i][0]);
@@ -256,11 +180,7 @@ static void check_errors(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) return printf("usage: test_cli LUMEN WORK_DIR\n"), 2;
-    cli = argv[1];
-    work = argv[2];
-    mkdir(work, 0777);
-    t_seed();
+    if (!cli_test_init(argc, argv)) return 2;
     check_run();
     check_info_demo();
     check_errors();
