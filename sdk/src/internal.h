@@ -108,6 +108,8 @@ void lumen__pool_leave(void);
         (rc) = (expr);               \
         lumen__pool_leave();         \
     } while (0)
+/* Links sdk/src/threads.c (Lumen's halide_spawn_thread) into static programs. */
+void lumen__threads_link(void);
 /* After a GPU call: the first of each (function, backend) registers the exit fence again. */
 void lumen__exit_fence_renew(const char *function, lumen_backend backend);
 

@@ -256,6 +256,7 @@ static void init_once(void) {
     const char *backend = getenv("LUMEN_BACKEND");
     if (backend) parse_backend(backend, &default_context.policy);
     atexit(exit_fence);
+    lumen__threads_link();
 }
 
 #if defined(_WIN32)
