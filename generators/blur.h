@@ -31,10 +31,18 @@ struct GaussianBlur {
     // Schedules the producers of `output`, which schedule_interleaved has scheduled.
     void schedule(Func output, const Target &t, Var c, Var x, Var y, int vec) {
         if (t.has_gpu_feature()) {
-            Var xo("xo"), yo("yo"), xt("xt"), yt("yt");
-            hx.compute_root().reorder(c, x, y).gpu_tile(x, y, xo, yo, xt, yt, 32, 8,
-                                                        TailStrategy::GuardWithIf);
-            hsum.compute_at(hx, xt);
+            // The horizontal pass per block of the output's 32x8 tiles, in the block's shared
+            // (local) memory: 32 x (8 + 2 radius) values per channel, by the block's 32x8
+            // threads, (8 + 2 radius) / 8 rows each. No full-size intermediate, so any image
+            // that fits in the device runs (a root hx needed twice the image in one buffer).
+            Var yi("yi"), ys("ys");
+            hx.compute_at(output, Var("xo"))
+                .reorder(c, x, y)
+                .split(y, ys, yi, 8, TailStrategy::GuardWithIf)
+                .reorder(c, x, yi, ys)
+                .gpu_threads(x, yi)
+                .unroll(c);
+            hsum.compute_at(hx, x);
             vsum.compute_at(output, Var("xt"));
             return;
         }
