@@ -6,7 +6,8 @@
 #      compared byte for byte with build 1's (tests/compare_toolchains.sh);
 #   3. sanitize build (clang ASan + UBSan): unit, device and cli tests again, and the fuzzer for
 #      LUMEN_FUZZ_SECONDS (default 60);
-#   4. Windows cross build (mingw-w64, generators from build 1): its tests under wine (label
+#   4. tsan build (clang ThreadSanitizer): the CPU-path tests (tests/tsan.supp);
+#   5. Windows cross build (mingw-w64, generators from build 1): its tests under wine (label
 #      windows), the ZIP and the NSIS installer.
 # Extra arguments go to every ctest run (e.g. -L unit).
 set -eu
@@ -24,6 +25,9 @@ sh tests/compare_toolchains.sh build/release/cli/lumen build/halide14/cli/lumen 
 cmake --preset sanitize -DLUMEN_FUZZ_SECONDS="${LUMEN_FUZZ_SECONDS:-60}"
 cmake --build --preset sanitize
 ctest --preset sanitize "$@"
+cmake --preset tsan
+cmake --build --preset tsan
+ctest --preset tsan "$@"
 cmake --preset windows
 cmake --build --preset windows
 ctest --preset windows "$@"

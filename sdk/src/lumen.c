@@ -92,10 +92,14 @@ lumen_context *lumen__default_context(void) { return &default_context; }
 #  define ATOMIC_ADD64(p, n) InterlockedExchangeAdd64((volatile LONG64 *)(p), (LONG64)(n))
 #  define ATOMIC_ADD32(p, n) InterlockedExchangeAdd((volatile LONG *)(p), (LONG)(n))
 #  define ATOMIC_LOAD64(p) InterlockedOr64((volatile LONG64 *)(p), 0)
+#  define ATOMIC_LOAD32(p) InterlockedOr((volatile LONG *)(p), 0)
+#  define ATOMIC_STORE32(p, v) InterlockedExchange((volatile LONG *)(p), (LONG)(v))
 #else
 #  define ATOMIC_ADD64(p, n) __atomic_fetch_add((p), (n), __ATOMIC_RELAXED)
 #  define ATOMIC_ADD32(p, n) __atomic_fetch_add((p), (n), __ATOMIC_ACQ_REL)
 #  define ATOMIC_LOAD64(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#  define ATOMIC_LOAD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#  define ATOMIC_STORE32(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #endif
 
 void lumen__count(uint64_t *counter, uint64_t n) { ATOMIC_ADD64(counter, n); }
@@ -200,7 +204,7 @@ static void on_halide_print(void *user_context, const char *msg) {
 enum { ISA_BASELINE, ISA_SSE41, ISA_AVX2, ISA_AVX512, ISA_COUNT };
 static const char *const isa_names[ISA_COUNT] = {"baseline", "sse41", "avx2", "avx512"};
 static int isa_cap = ISA_AVX512;
-static volatile int isa_chosen = -1;
+static int isa_chosen = -1; /* atomic: the wrappers of several pipelines may set it at once */
 
 static int has_feature(int count, const uint64_t *features, int f) {
     return f / 64 < count && ((features[f / 64] >> (f % 64)) & 1);
@@ -227,7 +231,7 @@ static int isa_level(int count, const uint64_t *features) {
 static int can_use_target_features(int count, const uint64_t *features) {
     int level = isa_level(count, features);
     if (level > isa_cap || !halide_default_can_use_target_features(count, features)) return 0;
-    isa_chosen = level;
+    ATOMIC_STORE32(&isa_chosen, level);
     return 1;
 }
 
@@ -313,7 +317,7 @@ lumen_status lumen__halide_status(lumen__call *call, int code) {
 /* ---- CPU variant and threads -------------------------------------------------------------- */
 
 const char *lumen_cpu_variant(void) {
-    if (isa_chosen < 0) {
+    if (ATOMIC_LOAD32(&isa_chosen) < 0) {
         /* No CPU pipeline has run yet: run a 1x1 one so the wrappers make their choice. */
         uint8_t px = 0;
         lumen_image *img = NULL;
@@ -323,7 +327,8 @@ const char *lumen_cpu_variant(void) {
             lumen_image_destroy(img);
         }
     }
-    return isa_chosen < 0 ? "baseline" : isa_names[isa_chosen];
+    int isa = ATOMIC_LOAD32(&isa_chosen);
+    return isa < 0 ? "baseline" : isa_names[isa];
 }
 
 /* The call lock. Halide calls hold it shared (lumen__pool_enter/leave, never nested); it is

@@ -23,7 +23,9 @@ make_program=${CMAKE_MAKE_PROGRAM:+-DCMAKE_MAKE_PROGRAM=$CMAKE_MAKE_PROGRAM}
 rows=${SEED_ROWS:-1 2 3 4 5 6 7 8 9}
 start_all=$(date +%s)
 
-# HalideHelpers' folder (a cross build does not search lib64 of CMAKE_PREFIX_PATH).
+# HalideHelpers' folder (a cross build does not search lib64 of CMAKE_PREFIX_PATH), and Halide's
+# beside it, both passed explicitly: a search through PATH can find the pip wheel's Python-only
+# redirect package in <venv>/share/cmake, which needs Python's headers.
 if [ -z "${HalideHelpers_DIR:-}" ]; then
     old_ifs=$IFS; IFS=:
     for p in ${CMAKE_PREFIX_PATH:-}; do
@@ -38,7 +40,7 @@ fi
 # The ONE host generator executable (both generators), shared by every row and platform.
 if ! { [ -f "$work/gen/build.ninja" ] ||
        "$cmake" -G Ninja $make_program -S "$src" -B "$work/gen" -DCMAKE_BUILD_TYPE=Release -DSEED_CONFIG=0 \
-           >"$work/gen.log" 2>&1; } ||
+           -DHalide_DIR="${HalideHelpers_DIR%/*}/Halide" >"$work/gen.log" 2>&1; } ||
    ! "$cmake" --build "$work/gen" >>"$work/gen.log" 2>&1; then
     cat "$work/gen.log" >&2
     echo "seed: the host generators did not build (see $work/gen.log)" >&2
