@@ -201,22 +201,9 @@ static void probe_all(void) {
         unavailable(&opencl_any, "not built in");
 }
 
-#if defined(_WIN32)
-static BOOL CALLBACK probe_once_win(PINIT_ONCE once, PVOID param, PVOID *ctx) {
-    (void)once, (void)param, (void)ctx;
-    probe_all();
-    return TRUE;
-}
-#endif
-
 static void probe_once(void) {
-#if defined(_WIN32)
-    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
-    InitOnceExecuteOnce(&once, probe_once_win, NULL, NULL);
-#else
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, probe_all);
-#endif
+    static lumen__once_t once = LUMEN__ONCE_INIT;
+    lumen__once(&once, probe_all);
 }
 
 lumen_status lumen__probe(lumen__call *call, lumen_backend backend) {
@@ -329,22 +316,9 @@ static void find_cpu_device(void) {
     if (!cl_finish) LIB_CLOSE(lib); /* else kept */
 }
 
-#if defined(_WIN32)
-static BOOL CALLBACK find_cpu_device_win(PINIT_ONCE once, PVOID param, PVOID *ctx) {
-    (void)once, (void)param, (void)ctx;
-    find_cpu_device();
-    return TRUE;
-}
-#endif
-
 void lumen__opencl_after_call(void) {
-#if defined(_WIN32)
-    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
-    InitOnceExecuteOnce(&once, find_cpu_device_win, NULL, NULL);
-#else
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, find_cpu_device);
-#endif
+    static lumen__once_t once = LUMEN__ONCE_INIT;
+    lumen__once(&once, find_cpu_device);
     void *q = cl_finish ? halide_cl_queue() : NULL;
     if (q) cl_finish(q);
 }

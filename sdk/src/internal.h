@@ -12,6 +12,18 @@
 #  define LUMEN__THREAD_LOCAL _Thread_local
 #endif
 
+/* Runs fn once per process, whichever thread comes first (pthread_once / InitOnceExecuteOnce). */
+#if defined(_WIN32)
+#  include <windows.h>
+typedef INIT_ONCE lumen__once_t;
+#  define LUMEN__ONCE_INIT INIT_ONCE_STATIC_INIT
+#else
+#  include <pthread.h>
+typedef pthread_once_t lumen__once_t;
+#  define LUMEN__ONCE_INIT PTHREAD_ONCE_INIT
+#endif
+void lumen__once(lumen__once_t *once, void (*fn)(void));
+
 enum { LUMEN__MESSAGE_SIZE = 1024 };
 
 struct lumen_context {

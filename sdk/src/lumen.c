@@ -264,21 +264,21 @@ static void init_once(void) {
 }
 
 #if defined(_WIN32)
-static BOOL CALLBACK init_once_win(PINIT_ONCE once, PVOID param, PVOID *ctx) {
-    (void)once, (void)param, (void)ctx;
-    init_once();
+static BOOL CALLBACK run_once(PINIT_ONCE once, PVOID fn, PVOID *ctx) {
+    (void)once, (void)ctx;
+    ((void (*)(void))fn)();
     return TRUE;
 }
+void lumen__once(lumen__once_t *once, void (*fn)(void)) {
+    InitOnceExecuteOnce(once, run_once, (PVOID)fn, NULL);
+}
+#else
+void lumen__once(lumen__once_t *once, void (*fn)(void)) { pthread_once(once, fn); }
 #endif
 
 void lumen__begin(lumen__call *call, const char *function, lumen_context *ctx) {
-#if defined(_WIN32)
-    static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
-    InitOnceExecuteOnce(&once, init_once_win, NULL, NULL);
-#else
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, init_once);
-#endif
+    static lumen__once_t once = LUMEN__ONCE_INIT;
+    lumen__once(&once, init_once);
     call->function = function;
     call->ctx = ctx ? ctx : &default_context;
     call->backend = LUMEN_BACKEND_CPU;
