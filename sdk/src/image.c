@@ -73,7 +73,8 @@ lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_
     if (stride > (size_t)LUMEN_MAX_BYTES || (size_t)h * stride > (size_t)LUMEN_MAX_BYTES) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "width %d, height %d, channels %d, %s %zu: height * %s over 2^31 - 1 "
-                           "bytes", w, h, c, stride_name, stride, stride_name);
+                           "bytes",
+                           w, h, c, stride_name, stride, stride_name);
     }
     return LUMEN_OK;
 }
@@ -140,8 +141,8 @@ lumen_status lumen__ensure_host(lumen__call *call, lumen_image *img) {
     size_t bytes = (size_t)img->dim[2].stride * (size_t)img->dim[2].extent;
     img->owned = malloc(bytes + ROW_ALIGN);
     if (!img->owned) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
-    img->buf.host = (uint8_t *)img->owned +
-                    (ROW_ALIGN - (uintptr_t)img->owned % ROW_ALIGN) % ROW_ALIGN;
+    img->buf.host =
+        (uint8_t *)img->owned + (ROW_ALIGN - (uintptr_t)img->owned % ROW_ALIGN) % ROW_ALIGN;
     return LUMEN_OK;
 }
 
@@ -295,6 +296,9 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
 }
 
 lumen_status lumen__finish(lumen__call *call, int code) {
+    /* The wait for a CPU OpenCL device's queue is driver work: inside the call lock, so the exit
+     * fence cannot let Halide's exit-time teardown run under it. */
+    if (call->backend == LUMEN_BACKEND_OPENCL) lumen__opencl_after_call();
     lumen__pool_leave();
     lumen_status st = lumen__halide_status(call, code);
     lumen_image *src = call->src, *dst = call->dst;
@@ -302,7 +306,6 @@ lumen_status lumen__finish(lumen__call *call, int code) {
         if (!st) set_flag(dst, halide_buffer_flag_host_dirty, 1); /* newer than any device copy */
         return st;
     }
-    if (call->backend == LUMEN_BACKEND_OPENCL) lumen__opencl_after_call();
     lumen__exit_fence_renew(call->function, call->backend);
     /* What the Halide call moved, even if it failed part-way. */
     lumen_context *ctx = call->ctx;
