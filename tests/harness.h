@@ -95,6 +95,41 @@ static void t_image_free(t_image *t) {
     t->mem = NULL;
 }
 
+/* The six pipelines by number, and one call of each (a: gain or sigma, b: bias or amount). */
+typedef enum { T_LEVELS, T_GRAYSCALE, T_BLUR, T_RESIZE, T_SOBEL, T_UNSHARP } t_pipe;
+static inline lumen_status t_run_pipe(t_pipe p, lumen_context *ctx, lumen_image *s, lumen_image *d,
+                                      float a, float b) {
+    switch (p) {
+        case T_LEVELS:
+            return lumen_levels(ctx, s, d, a, b);
+        case T_GRAYSCALE:
+            return lumen_grayscale(ctx, s, d);
+        case T_BLUR:
+            return lumen_gaussian_blur(ctx, s, d, a);
+        case T_RESIZE:
+            return lumen_resize(ctx, s, d);
+        case T_SOBEL:
+            return lumen_sobel(ctx, s, d);
+        default:
+            return lumen_unsharp_mask(ctx, s, d, a, b);
+    }
+}
+
+/* 1 if two images have the same size, channels and pixels (each mapped to the host first). */
+static inline int t_same_pixels(lumen_image *a, lumen_image *b) {
+    uint8_t *pa, *pb;
+    if (!a || !b || lumen_image_map(a, LUMEN_ACCESS_READ, &pa) ||
+        lumen_image_map(b, LUMEN_ACCESS_READ, &pb))
+        return 0;
+    int w = lumen_image_width(a), h = lumen_image_height(a), c = lumen_image_channels(a);
+    if (w != lumen_image_width(b) || h != lumen_image_height(b) || c != lumen_image_channels(b))
+        return 0;
+    for (int y = 0; y < h; y++)
+        if (memcmp(pa + y * lumen_image_stride(a), pb + y * lumen_image_stride(b), (size_t)w * c))
+            return 0;
+    return 1;
+}
+
 /* Largest difference between got and want pixels; counts differing pixels; checks padding. */
 static int t_compare(const t_image *got, ref_image want, long *n_diff, int *pad_ok) {
     int max = 0;

@@ -185,27 +185,12 @@ static void images_(void) {
 /* Pipelines, checks in the documented order (lumen.h): NULL images, src format, dst channels and
  * size, overlap, parameters, backend. DST is 16x8 RGB; SMALL 15x8 RGB; LO and HI two views of
  * DST's memory one row apart. */
-enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP };
 static const char *const pipeline_names[] = {"lumen_levels",        "lumen_grayscale",
                                              "lumen_gaussian_blur", "lumen_resize",
                                              "lumen_sobel",         "lumen_unsharp_mask"};
 
 static lumen_status run(int p, lumen_context *ctx, int src, int dst, float a, float b) {
-    lumen_image *s = image(src), *d = image(dst);
-    switch (p) {
-        case LEVELS:
-            return lumen_levels(ctx, s, d, a, b);
-        case GRAYSCALE:
-            return lumen_grayscale(ctx, s, d);
-        case BLUR:
-            return lumen_gaussian_blur(ctx, s, d, a);
-        case RESIZE:
-            return lumen_resize(ctx, s, d);
-        case SOBEL:
-            return lumen_sobel(ctx, s, d);
-        default:
-            return lumen_unsharp_mask(ctx, s, d, a, b);
-    }
+    return t_run_pipe((t_pipe)p, ctx, image(src), image(dst), a, b);
 }
 
 /* Parameters: levels (gain, bias), blur (sigma), unsharp (sigma, amount); others ignore them. */
@@ -215,49 +200,49 @@ static const struct {
     lumen_status want;
     const char *arg, *what;
 } pipeline_cases[] = {
-    {LEVELS, NONE, DST, 1, 0, INV, "src", "NULL src"},
-    {LEVELS, RGB, NONE, 1, 0, INV, "dst", "NULL dst"},
-    {LEVELS, NONE, NONE, NAN, 0, INV, "src", "NULL src before NULL dst and NaN gain"},
-    {LEVELS, GRAY, DST, 1, 0, SIZE, "dst", "channels differ"},
-    {LEVELS, SMALL, DST, 1, 0, SIZE, "dst", "sizes differ"},
-    {LEVELS, SMALL, DST, NAN, 0, SIZE, "dst", "size before gain"},
-    {LEVELS, RGB, DST, INFINITY, 0, INV, "gain", "infinite gain"},
-    {LEVELS, RGB, DST, -256.5f, 0, INV, "gain", "gain too large"},
-    {LEVELS, RGB, DST, 1, NAN, INV, "bias", "NaN bias"},
-    {LEVELS, RGB, DST, 1, 1025, INV, "bias", "bias too large"},
-    {LEVELS, LO, HI, 1, 0, INV, "overlap", "overlap by one row"},
-    {LEVELS, LO, HI, NAN, 0, INV, "overlap", "overlap before gain"},
-    {GRAYSCALE, NONE, DST, 0, 0, INV, "src", "NULL src"},
-    {GRAYSCALE, RGB, NONE, 0, 0, INV, "dst", "NULL dst"},
-    {GRAYSCALE, GRAY, DST, 0, 0, FMT, "src", "gray src"},
-    {GRAYSCALE, GRAY, GRAY, 0, 0, FMT, "src", "src format before overlap"},
-    {GRAYSCALE, RGB, DST, 0, 0, SIZE, "dst", "RGB dst"},
-    {GRAYSCALE, RGBA, SMALL, 0, 0, SIZE, "dst", "RGB dst (from RGBA)"},
-    {BLUR, RGB, NONE, 2, 0, INV, "dst", "NULL dst"},
-    {BLUR, SMALL, DST, 2, 0, SIZE, "dst", "sizes differ"},
-    {BLUR, RGBA, DST, 2, 0, SIZE, "dst", "channels differ"},
-    {BLUR, RGB, DST, 0.49f, 0, INV, "sigma", "sigma too small"},
-    {BLUR, RGB, DST, 16.01f, 0, INV, "sigma", "sigma too large"},
-    {BLUR, RGB, DST, NAN, 0, INV, "sigma", "NaN sigma"},
-    {BLUR, DST, DST, 2, 0, INV, "overlap", "in place"},
-    {RESIZE, NONE, DST, 0, 0, INV, "src", "NULL src"},
-    {RESIZE, RGB, NONE, 0, 0, INV, "dst", "NULL dst"},
-    {RESIZE, GRAY, DST, 0, 0, SIZE, "dst", "channels differ"},
-    {RESIZE, DST, DST, 0, 0, INV, "overlap", "in place"},
-    {SOBEL, NONE, GRAY, 0, 0, INV, "src", "NULL src"},
-    {SOBEL, GRAY, NONE, 0, 0, INV, "dst", "NULL dst"},
-    {SOBEL, RGB, DST, 0, 0, FMT, "src", "RGB src"},
-    {SOBEL, GRAY, DST, 0, 0, SIZE, "dst", "RGB dst"},
-    {SOBEL, GRAY, GRAY, 0, 0, INV, "overlap", "in place"},
-    {UNSHARP, NONE, DST, 2, 1, INV, "src", "NULL src"},
-    {UNSHARP, RGB, NONE, 2, 1, INV, "dst", "NULL dst"},
-    {UNSHARP, SMALL, DST, 2, 1, SIZE, "dst", "sizes differ"},
-    {UNSHARP, RGB, DST, 0.2f, 1, INV, "sigma", "sigma too small"},
-    {UNSHARP, RGB, DST, 0.2f, NAN, INV, "sigma", "sigma before amount"},
-    {UNSHARP, RGB, DST, 2, -0.5f, INV, "amount", "negative amount"},
-    {UNSHARP, RGB, DST, 2, 16.5f, INV, "amount", "amount too large"},
-    {UNSHARP, RGB, DST, 2, NAN, INV, "amount", "NaN amount"},
-    {UNSHARP, DST, DST, 2, 1, INV, "overlap", "in place"},
+    {T_LEVELS, NONE, DST, 1, 0, INV, "src", "NULL src"},
+    {T_LEVELS, RGB, NONE, 1, 0, INV, "dst", "NULL dst"},
+    {T_LEVELS, NONE, NONE, NAN, 0, INV, "src", "NULL src before NULL dst and NaN gain"},
+    {T_LEVELS, GRAY, DST, 1, 0, SIZE, "dst", "channels differ"},
+    {T_LEVELS, SMALL, DST, 1, 0, SIZE, "dst", "sizes differ"},
+    {T_LEVELS, SMALL, DST, NAN, 0, SIZE, "dst", "size before gain"},
+    {T_LEVELS, RGB, DST, INFINITY, 0, INV, "gain", "infinite gain"},
+    {T_LEVELS, RGB, DST, -256.5f, 0, INV, "gain", "gain too large"},
+    {T_LEVELS, RGB, DST, 1, NAN, INV, "bias", "NaN bias"},
+    {T_LEVELS, RGB, DST, 1, 1025, INV, "bias", "bias too large"},
+    {T_LEVELS, LO, HI, 1, 0, INV, "overlap", "overlap by one row"},
+    {T_LEVELS, LO, HI, NAN, 0, INV, "overlap", "overlap before gain"},
+    {T_GRAYSCALE, NONE, DST, 0, 0, INV, "src", "NULL src"},
+    {T_GRAYSCALE, RGB, NONE, 0, 0, INV, "dst", "NULL dst"},
+    {T_GRAYSCALE, GRAY, DST, 0, 0, FMT, "src", "gray src"},
+    {T_GRAYSCALE, GRAY, GRAY, 0, 0, FMT, "src", "src format before overlap"},
+    {T_GRAYSCALE, RGB, DST, 0, 0, SIZE, "dst", "RGB dst"},
+    {T_GRAYSCALE, RGBA, SMALL, 0, 0, SIZE, "dst", "RGB dst (from RGBA)"},
+    {T_BLUR, RGB, NONE, 2, 0, INV, "dst", "NULL dst"},
+    {T_BLUR, SMALL, DST, 2, 0, SIZE, "dst", "sizes differ"},
+    {T_BLUR, RGBA, DST, 2, 0, SIZE, "dst", "channels differ"},
+    {T_BLUR, RGB, DST, 0.49f, 0, INV, "sigma", "sigma too small"},
+    {T_BLUR, RGB, DST, 16.01f, 0, INV, "sigma", "sigma too large"},
+    {T_BLUR, RGB, DST, NAN, 0, INV, "sigma", "NaN sigma"},
+    {T_BLUR, DST, DST, 2, 0, INV, "overlap", "in place"},
+    {T_RESIZE, NONE, DST, 0, 0, INV, "src", "NULL src"},
+    {T_RESIZE, RGB, NONE, 0, 0, INV, "dst", "NULL dst"},
+    {T_RESIZE, GRAY, DST, 0, 0, SIZE, "dst", "channels differ"},
+    {T_RESIZE, DST, DST, 0, 0, INV, "overlap", "in place"},
+    {T_SOBEL, NONE, GRAY, 0, 0, INV, "src", "NULL src"},
+    {T_SOBEL, GRAY, NONE, 0, 0, INV, "dst", "NULL dst"},
+    {T_SOBEL, RGB, DST, 0, 0, FMT, "src", "RGB src"},
+    {T_SOBEL, GRAY, DST, 0, 0, SIZE, "dst", "RGB dst"},
+    {T_SOBEL, GRAY, GRAY, 0, 0, INV, "overlap", "in place"},
+    {T_UNSHARP, NONE, DST, 2, 1, INV, "src", "NULL src"},
+    {T_UNSHARP, RGB, NONE, 2, 1, INV, "dst", "NULL dst"},
+    {T_UNSHARP, SMALL, DST, 2, 1, SIZE, "dst", "sizes differ"},
+    {T_UNSHARP, RGB, DST, 0.2f, 1, INV, "sigma", "sigma too small"},
+    {T_UNSHARP, RGB, DST, 0.2f, NAN, INV, "sigma", "sigma before amount"},
+    {T_UNSHARP, RGB, DST, 2, -0.5f, INV, "amount", "negative amount"},
+    {T_UNSHARP, RGB, DST, 2, 16.5f, INV, "amount", "amount too large"},
+    {T_UNSHARP, RGB, DST, 2, NAN, INV, "amount", "NaN amount"},
+    {T_UNSHARP, DST, DST, 2, 1, INV, "overlap", "in place"},
 };
 
 /* Every case on the default context; on a CUDA context where CUDA is not usable, the argument
@@ -275,8 +260,9 @@ static void pipelines(void) {
         expect(run(p, NULL, s, d, a, b), want, fn, arg, pipeline_cases[i].what);
         if (no_cuda) expect(run(p, cuda, s, d, a, b), want, fn, arg, pipeline_cases[i].what);
     }
-    for (int p = LEVELS; no_cuda && p <= UNSHARP; p++) {
-        int src = p == SOBEL ? GRAY : RGB, dst = p == SOBEL || p == GRAYSCALE ? GRAY_DST : DST;
+    for (int p = T_LEVELS; no_cuda && p <= T_UNSHARP; p++) {
+        int src = p == T_SOBEL ? GRAY : RGB,
+            dst = p == T_SOBEL || p == T_GRAYSCALE ? GRAY_DST : DST;
         expect(run(p, cuda, src, dst, 1, 1), UNAVAILABLE, pipeline_names[p], "cuda",
                "CUDA context, no CUDA");
     }

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-typedef enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP } pipe;
+typedef t_pipe pipe;
 static const char *const names[] = {"levels", "grayscale", "gaussian_blur",
                                     "resize", "sobel",     "unsharp_mask"};
 static lumen_context *ctx;
@@ -14,42 +14,24 @@ static float frand(float lo, float hi) {
     return lo + (hi - lo) * (float)(t_rand() % 10001) / 10000.0f;
 }
 
-static lumen_status run(pipe p, lumen_image *s, lumen_image *d, float a, float b) {
-    switch (p) {
-        case LEVELS:
-            return lumen_levels(ctx, s, d, a, b);
-        case GRAYSCALE:
-            return lumen_grayscale(ctx, s, d);
-        case BLUR:
-            return lumen_gaussian_blur(ctx, s, d, a);
-        case RESIZE:
-            return lumen_resize(ctx, s, d);
-        case SOBEL:
-            return lumen_sobel(ctx, s, d);
-        case UNSHARP:
-            return lumen_unsharp_mask(ctx, s, d, a, b);
-    }
-    return LUMEN_ERROR_INTERNAL;
-}
-
 static void reference(pipe p, ref_image s, ref_image d, float a, float b) {
     switch (p) {
-        case LEVELS:
+        case T_LEVELS:
             ref_levels(s, d, a, b);
             break;
-        case GRAYSCALE:
+        case T_GRAYSCALE:
             ref_grayscale(s, d);
             break;
-        case BLUR:
+        case T_BLUR:
             ref_gaussian_blur(s, d, a);
             break;
-        case RESIZE:
+        case T_RESIZE:
             ref_resize(s, d);
             break;
-        case SOBEL:
+        case T_SOBEL:
             ref_sobel(s, d);
             break;
-        case UNSHARP:
+        case T_UNSHARP:
             ref_unsharp_mask(s, d, a, b);
             break;
     }
@@ -57,14 +39,14 @@ static void reference(pipe p, ref_image s, ref_image d, float a, float b) {
 
 /* One run of p on a random w x h x c image (rows padded by pad bytes) into ow x oh. */
 static void check_case(pipe p, int w, int h, int c, int pad, int ow, int oh, float a, float b) {
-    int dc = p == GRAYSCALE || p == SOBEL ? 1 : c;
+    int dc = p == T_GRAYSCALE || p == T_SOBEL ? 1 : c;
     t_image src = t_image_new(w, h, c, pad, 1);
     t_image dst = t_image_new(ow, oh, dc, pad ? pad + 3 : 0, 0);
     uint8_t *before = malloc(src.ref.stride * h);
     memcpy(before, src.mem, src.ref.stride * h);
     ref_image want = {malloc((size_t)ow * oh * dc), ow, oh, dc, (size_t)ow * dc};
 
-    lumen_status st = run(p, src.img, dst.img, a, b);
+    lumen_status st = t_run_pipe(p, ctx, src.img, dst.img, a, b);
     CHECK(st == LUMEN_OK, "%s %dx%dx%d: %s", names[p], w, h, c, lumen_last_error());
     if (backend != LUMEN_BACKEND_CPU) {
         CHECK(lumen_image_location(dst.img) == backend, "%s: result not left on the device",
@@ -92,21 +74,21 @@ static void check_pipeline(pipe p) {
     static const int sizes[][2] = {{1, 1}, {7, 3}, {33, 17}, {101, 64}, {16, 200}};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         for (int c = 1; c <= 4; c++) {
-            if (c == 2 || (p == GRAYSCALE && c < 3) || (p == SOBEL && c != 1)) continue;
+            if (c == 2 || (p == T_GRAYSCALE && c < 3) || (p == T_SOBEL && c != 1)) continue;
             int w = sizes[i][0], h = sizes[i][1], pad = (int)(i % 2) * 13;
-            int ow = p == RESIZE ? 1 + (int)(t_rand() % 120) : w;
-            int oh = p == RESIZE ? 1 + (int)(t_rand() % 120) : h;
-            float a = p == LEVELS ? frand(-4.0f, 4.0f) : frand(LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX);
-            float b = p == LEVELS ? frand(-300.0f, 300.0f) : frand(0.0f, 4.0f);
+            int ow = p == T_RESIZE ? 1 + (int)(t_rand() % 120) : w;
+            int oh = p == T_RESIZE ? 1 + (int)(t_rand() % 120) : h;
+            float a = p == T_LEVELS ? frand(-4.0f, 4.0f) : frand(LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX);
+            float b = p == T_LEVELS ? frand(-300.0f, 300.0f) : frand(0.0f, 4.0f);
             check_case(p, w, h, c, pad, ow, oh, a, b);
         }
     }
     if (getenv("LUMEN_TEST_QUICK")) return; /* e.g. under valgrind */
     /* Full HD, padded rows; resize goes down, then up. */
-    int c = p == SOBEL ? 1 : p == GRAYSCALE ? 4 : 3;
-    float a = p == LEVELS ? 1.3f : 2.0f, b = p == LEVELS ? -20.0f : 1.5f;
-    check_case(p, 1920, 1080, c, 8, p == RESIZE ? 640 : 1920, p == RESIZE ? 360 : 1080, a, b);
-    if (p == RESIZE) check_case(p, 640, 480, c, 0, 1001, 733, a, b);
+    int c = p == T_SOBEL ? 1 : p == T_GRAYSCALE ? 4 : 3;
+    float a = p == T_LEVELS ? 1.3f : 2.0f, b = p == T_LEVELS ? -20.0f : 1.5f;
+    check_case(p, 1920, 1080, c, 8, p == T_RESIZE ? 640 : 1920, p == T_RESIZE ? 360 : 1080, a, b);
+    if (p == T_RESIZE) check_case(p, 640, 480, c, 0, 1001, 733, a, b);
 }
 
 /* levels may run in place (src == dst). */
@@ -181,7 +163,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     t_seed();
-    for (pipe p = LEVELS; p <= UNSHARP; p++) check_pipeline(p);
+    for (pipe p = T_LEVELS; p <= T_UNSHARP; p++) check_pipeline(p);
     check_in_place();
     check_chain();
     if (backend == LUMEN_BACKEND_CPU) {

@@ -122,20 +122,6 @@ static lumen_image *read_png(const char *name) {
     return img;
 }
 
-static int same(lumen_image *a, lumen_image *b) {
-    uint8_t *pa, *pb;
-    if (!a || !b || lumen_image_map(a, LUMEN_ACCESS_READ, &pa) ||
-        lumen_image_map(b, LUMEN_ACCESS_READ, &pb))
-        return 0;
-    int w = lumen_image_width(a), h = lumen_image_height(a), c = lumen_image_channels(a);
-    if (w != lumen_image_width(b) || h != lumen_image_height(b) || c != lumen_image_channels(b))
-        return 0;
-    for (int y = 0; y < h; y++)
-        if (memcmp(pa + y * lumen_image_stride(a), pb + y * lumen_image_stride(b), (size_t)w * c))
-            return 0;
-    return 1;
-}
-
 static lumen_image *new_like(lumen_image *src, int w, int h, int c) {
     lumen_image *img = NULL;
     lumen_image_create(w ? w : lumen_image_width(src), h ? h : lumen_image_height(src),

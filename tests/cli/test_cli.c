@@ -17,12 +17,12 @@ static void check_run(void) {
     CHECK(lumen("run gaussian_blur rgb.png o.png --param sigma=2.5") == 0, "run blur: %s",
           err_text);
     got = read_png("o.png");
-    CHECK(same(got, want), "run gaussian_blur differs from the library");
+    CHECK(t_same_pixels(got, want), "run gaussian_blur differs from the library");
     lumen_image_destroy(got);
     CHECK(lumen("run gaussian_blur rgb.png o.png -p sigma=2.5 --backend opencl") == 0, "%s",
           err_text);
     got = read_png("o.png");
-    CHECK(same(got, want), "run gaussian_blur on opencl differs from the library");
+    CHECK(t_same_pixels(got, want), "run gaussian_blur on opencl differs from the library");
     CHECK(strstr(out_text, "on opencl") != NULL, "stage not reported on opencl: %s", out_text);
     lumen_image_destroy(got);
     lumen_image_destroy(want);
@@ -32,7 +32,7 @@ static void check_run(void) {
     CHECK(lumen("run levels rgba.png o.png --param gain=1.5 --param bias=-20") == 0, "%s",
           err_text);
     got = read_png("o.png");
-    CHECK(same(got, want), "run levels (RGBA) differs from the library");
+    CHECK(t_same_pixels(got, want), "run levels (RGBA) differs from the library");
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
@@ -40,7 +40,7 @@ static void check_run(void) {
     lumen_grayscale(NULL, rgb, want);
     CHECK(lumen("run grayscale rgb.png o.png") == 0, "%s", err_text);
     got = read_png("o.png");
-    CHECK(same(got, want), "run grayscale differs from the library");
+    CHECK(t_same_pixels(got, want), "run grayscale differs from the library");
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
@@ -48,7 +48,7 @@ static void check_run(void) {
     lumen_sobel(NULL, gray, want);
     CHECK(lumen("run sobel gray.png o.png") == 0, "%s", err_text);
     got = read_png("o.png");
-    CHECK(same(got, want), "run sobel differs from the library");
+    CHECK(t_same_pixels(got, want), "run sobel differs from the library");
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
@@ -56,7 +56,7 @@ static void check_run(void) {
     lumen_resize(NULL, rgb, want);
     CHECK(lumen("run resize rgb.png o.png --param w=100 --param h=30") == 0, "%s", err_text);
     got = read_png("o.png");
-    CHECK(same(got, want), "run resize differs from the library");
+    CHECK(t_same_pixels(got, want), "run resize differs from the library");
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
@@ -67,7 +67,7 @@ static void check_run(void) {
     CHECK(strstr(out_text, "3 runs: min") && strstr(out_text, "megapixels/s"), "repeat: %s",
           out_text);
     got = read_png("o.png");
-    CHECK(same(got, want), "run unsharp_mask differs from the library");
+    CHECK(t_same_pixels(got, want), "run unsharp_mask differs from the library");
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
@@ -84,7 +84,7 @@ static void check_run(void) {
                  on_gpu ? "opencl" : "cpu");
         CHECK(lumen(args) == 0, "%s: %s", args, err_text);
         got = read_png("o.png");
-        CHECK(same(got, want), "%s differs from the library", args);
+        CHECK(t_same_pixels(got, want), "%s differs from the library", args);
         lumen_image_destroy(got);
     }
     /* Device-resident: one upload (first stage), no download until the file is written. */

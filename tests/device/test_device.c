@@ -62,19 +62,6 @@ static lumen_image *run_chain(lumen_context **ctxs, const stage *stages, int n, 
     return cur;
 }
 
-static int same_pixels(lumen_image *a, lumen_image *b) {
-    uint8_t *pa, *pb;
-    if (lumen_image_map(a, LUMEN_ACCESS_READ, &pa) || lumen_image_map(b, LUMEN_ACCESS_READ, &pb))
-        return 0;
-    int w = lumen_image_width(a), h = lumen_image_height(a), c = lumen_image_channels(a);
-    if (w != lumen_image_width(b) || h != lumen_image_height(b) || c != lumen_image_channels(b))
-        return 0;
-    for (int y = 0; y < h; y++)
-        if (memcmp(pa + y * lumen_image_stride(a), pb + y * lumen_image_stride(b), (size_t)w * c))
-            return 0;
-    return 1;
-}
-
 static lumen_transfer_stats stats(lumen_context *ctx) {
     lumen_transfer_stats s;
     CHECK_OK(lumen_context_stats(ctx, &s));
@@ -134,7 +121,7 @@ static void check_chain(const stage *stages, int n, int channels) {
     raw_mark();
     lumen_image *got = run_chain(NULL, stages, n, src.img);
     CHECK(lumen_image_location(got) == gpu_backend, "%s: result not on the device", what);
-    CHECK(same_pixels(got, want), "%s: device chain differs from the CPU chain", what);
+    CHECK(t_same_pixels(got, want), "%s: device chain differs from the CPU chain", what);
     lumen_image_destroy(got);
     lumen_transfer_stats s = stats(gpu);
     CHECK(s.uploads == 1 && s.downloads == 1 && s.upload_bytes == 173u * 91 * channels,
@@ -176,7 +163,7 @@ static void mixed_chain(void) {
     lumen_context_reset_stats(cpu);
     raw_mark();
     lumen_image *got = run_chain(ctxs, s, 3, src.img);
-    CHECK(same_pixels(got, want), "mixed chain differs from the CPU chain");
+    CHECK(t_same_pixels(got, want), "mixed chain differs from the CPU chain");
     lumen_transfer_stats g = stats(gpu), c = stats(cpu);
     CHECK(g.uploads == 2 && g.downloads == 1 && c.uploads == 0 && c.downloads == 1,
           "mixed chain: gpu %llu up %llu down, cpu %llu up %llu down; want 2/1, 0/1",
@@ -225,7 +212,7 @@ static void *worker(void *arg) {
             cur = next;
             if (st) j->ok = 0;
         }
-        if (!cur || !same_pixels(cur, j->want)) j->ok = 0;
+        if (!cur || !t_same_pixels(cur, j->want)) j->ok = 0;
         lumen_image_destroy(cur);
         lumen_context_destroy(ctx);
     }
