@@ -1,4 +1,4 @@
-/* Output files that a failure never destroys. A PNG is written to a temporary file beside the
+/* Output files that a failure never destroys. An image is written to a temporary file beside the
  * target and renamed over it only when complete, so a failed write leaves the previous file as
  * it was, and nothing but that temporary file is ever removed. Only regular files are written
  * (or "-", stdout); a symlink to a regular file is written through: the file it points to is

@@ -7,18 +7,34 @@
 
 typedef enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP } kind;
 
+/* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
+typedef struct {
+    const char *key;
+    double def, min, max;
+    int whole;
+    const char *range;
+} param;
+
+#define SIGMA {"sigma", 2.0, LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX, 0, "a number in 0.5..16"}
+#define SIZE(k) {k, 0, 1, LUMEN_MAX_DIMENSION, 1, "an integer in 1..65535"}
 static const struct {
     const char *name;
-    const char *keys[STAGE_MAX_PARAMS];
-    double defaults[STAGE_MAX_PARAMS];
+    param params[STAGE_MAX_PARAMS];
     const char *help;
 } table[] = {
-    {"levels", {"gain", "bias"}, {1.0, 0.0}, "gain=1 bias=0"},
-    {"grayscale", {NULL}, {0}, "(no parameters; RGB/RGBA in)"},
-    {"gaussian_blur", {"sigma"}, {2.0}, "sigma=2 (0.5..16)"},
-    {"resize", {"w", "h", "scale"}, {0, 0, 0}, "w=W h=H | scale=S (aspect kept if one is given)"},
-    {"sobel", {NULL}, {0}, "(no parameters; gray in)"},
-    {"unsharp_mask", {"sigma", "amount"}, {2.0, 1.5}, "sigma=2 amount=1.5 (0..16)"},
+    {"levels",
+     {{"gain", 1.0, -LUMEN_GAIN_MAX, LUMEN_GAIN_MAX, 0, "a number in -256..256"},
+      {"bias", 0.0, -LUMEN_BIAS_MAX, LUMEN_BIAS_MAX, 0, "a number in -1024..1024"}},
+     "gain=1 (-256..256) bias=0 (-1024..1024): gain*v + bias"},
+    {"grayscale", {{NULL}}, "(no parameters; RGB or RGBA in, gray out)"},
+    {"gaussian_blur", {SIGMA}, "sigma=2 (0.5..16)"},
+    {"resize",
+     {SIZE("w"), SIZE("h"), {"scale", 0, 1e-6, 1e4, 0, "a number > 0 (up to 10000)"}},
+     "w=W h=H (1..65535) or scale=S (> 0); one of w, h keeps the aspect"},
+    {"sobel", {{NULL}}, "(no parameters; gray in: put grayscale before it)"},
+    {"unsharp_mask",
+     {SIGMA, {"amount", 1.5, 0, LUMEN_AMOUNT_MAX, 0, "a number in 0..16"}},
+     "sigma=2 (0.5..16) amount=1.5 (0..16)"},
 };
 
 const char *const stage_pipeline_names[] = {"levels", "grayscale", "gaussian_blur", "resize",
@@ -32,7 +48,7 @@ int stage_init(stage *s, const char *name, char *err, size_t err_size) {
     for (int p = 0; stage_pipeline_names[p]; p++) {
         if (strcmp(name, table[p].name) == 0) {
             s->pipeline = p;
-            memcpy(s->values, table[p].defaults, sizeof s->values);
+            for (int i = 0; i < STAGE_MAX_PARAMS; i++) s->values[i] = table[p].params[i].def;
             return 0;
         }
     }
@@ -43,21 +59,37 @@ int stage_init(stage *s, const char *name, char *err, size_t err_size) {
 int stage_param(stage *s, const char *kv, char *err, size_t err_size) {
     const char *eq = strchr(kv, '=');
     size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
-    for (int i = 0; i < STAGE_MAX_PARAMS && table[s->pipeline].keys[i]; i++) {
-        const char *key = table[s->pipeline].keys[i];
-        if (strlen(key) != klen || strncmp(kv, key, klen) != 0) continue;
+    for (int i = 0; i < STAGE_MAX_PARAMS && table[s->pipeline].params[i].key; i++) {
+        const param *p = &table[s->pipeline].params[i];
+        if (strlen(p->key) != klen || strncmp(kv, p->key, klen) != 0) continue;
         char *end = NULL;
         double v = eq ? strtod(eq + 1, &end) : 0.0;
-        if (!eq || end == eq + 1 || *end || !isfinite(v)) {
-            snprintf(err, err_size, "%s: '%s' needs a number, as in %s=2", stage_name(s), kv, key);
-            return -1;
+        if (s->given[i]) {
+            snprintf(err, err_size, "%s: parameter %s given twice", stage_name(s), p->key);
+        } else if (!eq || end == eq + 1 || *end || !isfinite(v) || v < p->min || v > p->max ||
+                   (p->whole && v != floor(v))) {
+            snprintf(err, err_size, "%s: %s=%s: must be %s", stage_name(s), p->key,
+                     eq ? eq + 1 : "", p->range);
+        } else {
+            s->values[i] = v;
+            s->given[i] = 1;
+            return 0;
         }
-        s->values[i] = v;
-        s->given[i] = 1;
-        return 0;
+        return -1;
     }
     snprintf(err, err_size, "%s has no parameter '%.*s' (parameters: %s)", stage_name(s),
              (int)klen, kv, table[s->pipeline].help);
+    return -1;
+}
+
+int stage_check(const stage *s, char *err, size_t err_size) {
+    if (s->pipeline != RESIZE) return 0;
+    if (s->given[2] && (s->given[0] || s->given[1]))
+        snprintf(err, err_size, "resize: scale= conflicts with w=/h=: give scale, or w and/or h");
+    else if (!s->given[0] && !s->given[1] && !s->given[2])
+        snprintf(err, err_size, "resize needs w=W and/or h=H (1..65535), or scale=S (> 0)");
+    else
+        return 0;
     return -1;
 }
 
@@ -72,7 +104,25 @@ int stage_parse(stage *s, const char *text, char *err, size_t err_size) {
     if (stage_init(s, tok, err, err_size)) return -1;
     while ((tok = strtok_r(NULL, ":", &save)))
         if (stage_param(s, tok, err, err_size)) return -1;
-    return 0;
+    return stage_check(s, err, err_size);
+}
+
+int stage_channels(const stage *s, int channels, char *err, size_t err_size) {
+    if (s->pipeline == SOBEL && channels != 1) {
+        snprintf(err, err_size,
+                 "sobel needs a gray image (1 channel), not %d channels: put grayscale before it, "
+                 "as in: lumen chain grayscale,sobel IN OUT",
+                 channels);
+        return -1;
+    }
+    if (s->pipeline == GRAYSCALE && channels != 3 && channels != 4) {
+        snprintf(err, err_size,
+                 "grayscale needs an RGB or RGBA image, not %d channel%s: the image is gray "
+                 "already, leave grayscale out",
+                 channels, channels == 1 ? "" : "s");
+        return -1;
+    }
+    return s->pipeline == GRAYSCALE || s->pipeline == SOBEL ? 1 : channels;
 }
 
 lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lumen_image **out,
@@ -81,18 +131,10 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
     const double *v = s->values;
     lumen_status st = LUMEN_OK;
     *out = NULL;
-    if (s->pipeline == GRAYSCALE || s->pipeline == SOBEL) c = 1;
-    if (s->pipeline == SOBEL && lumen_image_channels(src) != 1) {
-        snprintf(err, err_size, "sobel needs a gray image: put grayscale before it");
-        return LUMEN_ERROR_UNSUPPORTED_FORMAT;
-    }
+    if ((c = stage_channels(s, c, err, err_size)) < 0) return LUMEN_ERROR_UNSUPPORTED_FORMAT;
+    if (stage_check(s, err, err_size)) return LUMEN_ERROR_INVALID_ARGUMENT;
     if (s->pipeline == RESIZE) {
         int have_w = s->given[0], have_h = s->given[1];
-        if (s->given[2] ? !(v[2] > 0) : (!have_w && !have_h) || (have_w && v[0] < 1) ||
-                                             (have_h && v[1] < 1)) {
-            snprintf(err, err_size, "resize needs w=W and/or h=H (>= 1), or scale=S (> 0)");
-            return LUMEN_ERROR_INVALID_ARGUMENT;
-        }
         double sw = s->given[2] ? v[2] : have_w ? v[0] / w : v[1] / h;
         double sh = s->given[2] ? v[2] : have_h ? v[1] / h : sw;
         w = (int)fmax(1.0, fmin(1e6, round(w * sw)));

@@ -19,9 +19,15 @@ const char *stage_name(const stage *s);
 
 /* Starts a stage for a pipeline name; -1 (message in err) if unknown. */
 int stage_init(stage *s, const char *name, char *err, size_t err_size);
-/* Sets "key=value"; -1 (message in err) for an unknown key or a bad number. */
+/* Sets "key=value"; -1 (message in err) for an unknown key, a key given twice, or a value that is
+ * not a number in the parameter's range. */
 int stage_param(stage *s, const char *kv, char *err, size_t err_size);
-/* Parses "name[:k=v[:k=v]]". */
+/* After the parameters: -1 (message in err) if they conflict or one is missing (resize). */
+int stage_check(const stage *s, char *err, size_t err_size);
+/* The channel count the stage makes of an input with `channels`; -1 with a hint in err if it
+ * cannot take that input (sobel: gray only; grayscale: RGB or RGBA). */
+int stage_channels(const stage *s, int channels, char *err, size_t err_size);
+/* Parses "name[:k=v[:k=v]]", parameters checked (stage_param, stage_check). */
 int stage_parse(stage *s, const char *text, char *err, size_t err_size);
 /* Runs the stage on src into a new image of the right size/channels (*out). On failure returns
  * the status; the message is in err. */

@@ -185,30 +185,37 @@ static int static_executable(void) {
 static int static_executable(void) { return 0; }
 #endif
 
-static void probe_all(void) {
-    if (static_executable()) {
+/* Each driver is probed once, on demand: LUMEN_BACKEND_AUTO asks CUDA first and OpenCL only
+ * when CUDA is not usable, as loading an OpenCL driver can be slow (PoCL loads LLVM, ~30 ms). */
+static void probe_cuda_all(void) {
+    if (static_executable())
         unavailable(&cuda, "statically linked executable: no GPU drivers");
-        unavailable(&opencl_any, "statically linked executable: no GPU drivers");
-        return;
-    }
-    if (lumen__device_interface(LUMEN_BACKEND_CUDA))
+    else if (lumen__device_interface(LUMEN_BACKEND_CUDA))
         probe_cuda();
     else
         unavailable(&cuda, "not built in");
-    if (lumen__device_interface(LUMEN_BACKEND_OPENCL))
+}
+
+static void probe_opencl_all(void) {
+    if (static_executable())
+        unavailable(&opencl_any, "statically linked executable: no GPU drivers");
+    else if (lumen__device_interface(LUMEN_BACKEND_OPENCL))
         probe_opencl();
     else
         unavailable(&opencl_any, "not built in");
 }
 
-static void probe_once(void) {
-    static lumen__once_t once = LUMEN__ONCE_INIT;
-    lumen__once(&once, probe_all);
+static void probe_once(lumen_backend backend) {
+    static lumen__once_t cuda_once = LUMEN__ONCE_INIT, opencl_once = LUMEN__ONCE_INIT;
+    if (backend == LUMEN_BACKEND_CUDA)
+        lumen__once(&cuda_once, probe_cuda_all);
+    else
+        lumen__once(&opencl_once, probe_opencl_all);
 }
 
 lumen_status lumen__probe(lumen__call *call, lumen_backend backend) {
     if (backend != LUMEN_BACKEND_CUDA && backend != LUMEN_BACKEND_OPENCL) return LUMEN_OK;
-    probe_once();
+    probe_once(backend);
     const probe_result *r = backend == LUMEN_BACKEND_CUDA ? &cuda : &opencl_any;
     if (r->status == LUMEN_OK) return LUMEN_OK;
     return lumen__fail(call, r->status, "%s backend unavailable: %s", lumen_backend_name(backend),
@@ -231,8 +238,9 @@ lumen_backend lumen_backend_preferred(void) {
 }
 
 lumen_backend lumen__preferred(void) {
-    probe_once();
+    probe_once(LUMEN_BACKEND_CUDA);
     if (cuda.status == LUMEN_OK) return LUMEN_BACKEND_CUDA;
+    probe_once(LUMEN_BACKEND_OPENCL);
     if (opencl_any.status == LUMEN_OK && opencl_gpus > 0) return LUMEN_BACKEND_OPENCL;
     return LUMEN_BACKEND_CPU;
 }
@@ -241,7 +249,7 @@ const char *lumen_backend_devices(lumen_backend backend) {
     lumen__call call;
     lumen__begin(&call, "lumen_backend_devices", NULL);
     if (backend != LUMEN_BACKEND_CUDA && backend != LUMEN_BACKEND_OPENCL) return "";
-    probe_once();
+    probe_once(backend);
     return backend == LUMEN_BACKEND_CUDA ? cuda.devices : opencl_any.devices;
 }
 
@@ -255,7 +263,7 @@ const char *lumen_compiled_targets(lumen_backend backend) {
 }
 
 int lumen__cuda_device_count(void) {
-    probe_once();
+    probe_once(LUMEN_BACKEND_CUDA);
     return cuda.status == LUMEN_OK ? driver.count : 0;
 }
 

@@ -88,6 +88,9 @@ lumen_backend lumen__preferred(void);
 
 /* Starts a call: one-time set-up, clears this thread's last error. */
 void lumen__begin(lumen__call *call, const char *function, lumen_context *ctx);
+/* For lumen_io, a library of its own: sets this thread's lumen_last_error() to message ("" for
+ * NULL) and returns status. Exported, but no public API. */
+LUMEN_API lumen_status lumen__set_error(lumen_status status, const char *message);
 /* Records a failure: formats the thread's last error and returns status. */
 lumen_status lumen__fail(const lumen__call *call, lumen_status status, const char *fmt, ...)
 #if defined(__MINGW32__)  /* C99 rules (__USE_MINGW_ANSI_STDIO); "printf" means msvcrt's */

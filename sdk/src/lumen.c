@@ -37,6 +37,10 @@ const char *lumen_status_string(lumen_status status) {
             return "device error";
         case LUMEN_ERROR_INTERNAL:
             return "internal error";
+        case LUMEN_ERROR_IO:
+            return "I/O error";
+        case LUMEN_ERROR_CORRUPT_DATA:
+            return "corrupt data";
     }
     return "unknown status";
 }
@@ -44,6 +48,11 @@ const char *lumen_status_string(lumen_status status) {
 static LUMEN__THREAD_LOCAL char last_error[LUMEN__MESSAGE_SIZE];
 
 const char *lumen_last_error(void) { return last_error; }
+
+lumen_status lumen__set_error(lumen_status status, const char *message) {
+    snprintf(last_error, sizeof last_error, "%s", message ? message : "");
+    return status;
+}
 
 lumen_status lumen__fail(const lumen__call *call, lumen_status status, const char *fmt, ...) {
     int n = snprintf(last_error, sizeof last_error, "%s: ", call->function);
@@ -247,18 +256,30 @@ static int parse_backend(const char *s, lumen_backend *out) {
 
 static void exit_fence(void);
 
+/* Invalid values of Lumen's environment variables, set once by init_once. */
+static char config_warning[320];
+
+static void warn_config(const char *name, const char *value, const char *valid) {
+    size_t n = strlen(config_warning);
+    snprintf(config_warning + n, sizeof config_warning - n, "%s%s='%.40s%s' is not one of %s",
+             n ? "; " : "", name, value, strlen(value) > 40 ? "..." : "", valid);
+}
+
 static void init_once(void) {
     halide_set_error_handler(on_halide_error);
     halide_set_custom_print(on_halide_print);
     const char *cap = getenv("LUMEN_MAX_CPU_ISA");
-    for (int i = 0; cap && i < ISA_COUNT; i++) {
-        if (strcmp(cap, isa_names[i]) == 0) isa_cap = i;
+    int cap_ok = !cap || !*cap; /* empty: as if unset */
+    for (int i = 0; !cap_ok && i < ISA_COUNT; i++) {
+        if (strcmp(cap, isa_names[i]) == 0) isa_cap = i, cap_ok = 1;
     }
+    if (!cap_ok) warn_config("LUMEN_MAX_CPU_ISA", cap, "baseline, sse41, avx2, avx512");
     halide_set_custom_can_use_target_features(can_use_target_features);
     halide_reuse_device_allocations(NULL, true); /* lumen_release_device_memory empties it */
     lumen__cuda_install_hooks();
     const char *backend = getenv("LUMEN_BACKEND");
-    if (backend) parse_backend(backend, &default_context.policy);
+    if (backend && *backend && !parse_backend(backend, &default_context.policy))
+        warn_config("LUMEN_BACKEND", backend, "auto, cpu, cuda, opencl");
     atexit(exit_fence);
     lumen__threads_link();
 }
@@ -285,6 +306,12 @@ void lumen__begin(lumen__call *call, const char *function, lumen_context *ctx) {
     call->failed = 0;
     call->message[0] = '\0';
     last_error[0] = '\0';
+}
+
+const char *lumen_config_warning(void) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_config_warning", NULL);
+    return config_warning;
 }
 
 lumen_status lumen__halide_status(lumen__call *call, int code) {

@@ -24,6 +24,8 @@ typedef struct {
     int xfsz_default; /* with fsize: leave SIGXFSZ's default action (kill) to lumen */
     int unprivileged; /* when root, run lumen as uid/gid 65534, so file permissions apply */
     int timeout;      /* seconds before SIGALRM kills it; default 60 */
+    const char *env[4]; /* "NAME=value" for lumen; if env[0], LUMEN_BACKEND and LUMEN_MAX_CPU_ISA
+                         * are unset first (NULL-terminated unless all 4 are used) */
 } run_opts;
 
 static void read_text(const char *name, char *buf, size_t size) {
@@ -54,6 +56,13 @@ static int lumen_with(const run_opts *r, const char *args) {
             if (setrlimit(RLIMIT_FSIZE, &lim)) _exit(126);
         }
         if (r->unprivileged && geteuid() == 0 && (setgid(65534) || setuid(65534))) _exit(125);
+        if (r->env[0]) unsetenv("LUMEN_BACKEND"), unsetenv("LUMEN_MAX_CPU_ISA");
+        for (int i = 0; i < 4 && r->env[i]; i++) {
+            char var[256];
+            snprintf(var, sizeof var, "%s", r->env[i]);
+            char *eq = strchr(var, '=');
+            if (eq) *eq = 0, setenv(var, eq + 1, 1);
+        }
         alarm(r->timeout ? (unsigned)r->timeout : 60);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);

@@ -1,4 +1,5 @@
-/* Lumen: image processing pipelines built with Halide, behind a small C API.
+/** @file
+ * Lumen: image processing pipelines built with Halide, behind a small C API.
  *
  * Images are 8-bit, interleaved (1 = gray, 3 = RGB, 4 = RGBA channels), with any row stride.
  * Every function that can fail returns a lumen_status; on failure nothing is written to the
@@ -35,143 +36,169 @@ extern "C" {
 
 /* ---- Version ------------------------------------------------------------------------------ */
 
-/* LUMEN_VERSION_NUMBER of the library actually loaded (may differ from the header's). */
+/** LUMEN_VERSION_NUMBER of the library actually loaded (may differ from the header's). */
 LUMEN_API unsigned lumen_version(void);
-/* "MAJOR.MINOR.PATCH" of the library actually loaded. */
+/** "MAJOR.MINOR.PATCH" of the library actually loaded. */
 LUMEN_API const char *lumen_version_string(void);
-/* The version of Halide the library's pipelines and runtime were built with, e.g. "21.0.0"
+/** The version of Halide the library's pipelines and runtime were built with, e.g. "21.0.0"
  * (since 1.1). */
 LUMEN_API const char *lumen_halide_version(void);
 
 /* ---- Status and errors -------------------------------------------------------------------- */
 
+/** What every function that can fail returns: LUMEN_OK or the kind of error (details in
+ * lumen_last_error()). */
 typedef enum lumen_status {
-    LUMEN_OK = 0,
-    LUMEN_ERROR_INVALID_ARGUMENT = 1,   /* NULL pointer, bad size or stride, value out of range */
-    LUMEN_ERROR_UNSUPPORTED_FORMAT = 2, /* channels not 1, 3 or 4 (also 0 or negative), or a
-                                         * channel count the operation does not take */
-    LUMEN_ERROR_SIZE_MISMATCH = 3,      /* destination does not fit the source */
-    LUMEN_ERROR_OUT_OF_MEMORY = 4,
-    LUMEN_ERROR_BACKEND_UNAVAILABLE = 5, /* backend not built in, or no driver / device */
-    LUMEN_ERROR_DEVICE = 6,              /* a GPU driver call failed */
-    LUMEN_ERROR_INTERNAL = 7             /* a Halide error Lumen did not expect */
+    LUMEN_OK = 0,                       /**< success */
+    LUMEN_ERROR_INVALID_ARGUMENT = 1,   /**< NULL pointer, bad size or stride, value out of range */
+    LUMEN_ERROR_UNSUPPORTED_FORMAT = 2, /**< channels not 1, 3 or 4 (also 0 or negative), a
+                                         * channel count the operation does not take, or a file
+                                         * format lumen_io cannot read or write */
+    LUMEN_ERROR_SIZE_MISMATCH = 3,      /**< destination does not fit the source */
+    LUMEN_ERROR_OUT_OF_MEMORY = 4,      /**< an allocation failed */
+    LUMEN_ERROR_BACKEND_UNAVAILABLE = 5, /**< backend not built in, or no driver / device */
+    LUMEN_ERROR_DEVICE = 6,              /**< a GPU driver call failed */
+    LUMEN_ERROR_INTERNAL = 7,            /**< a Halide error Lumen did not expect */
+    LUMEN_ERROR_IO = 8,                  /**< a file cannot be opened, read or written (since 1.2,
+                                          * lumen_io) */
+    LUMEN_ERROR_CORRUPT_DATA = 9         /**< a file's content is truncated or damaged (since 1.2,
+                                          * lumen_io) */
 } lumen_status;
 
-/* A static, human-readable name for a status ("ok", "invalid argument", ...). */
+/** A static, human-readable name for a status ("ok", "invalid argument", ...). */
 LUMEN_API const char *lumen_status_string(lumen_status status);
-/* The message of the last failed Lumen call on this thread, "" after a successful one.
+/** The message of the last failed Lumen call on this thread, "" after a successful one.
  * Valid until the next Lumen call on this thread. */
 LUMEN_API const char *lumen_last_error(void);
 
 /* ---- Contexts: where pipelines run -------------------------------------------------------- */
 
+/** Where pipelines run: a context's policy, and where an image's newest pixels are. */
 typedef enum lumen_backend {
-    LUMEN_BACKEND_AUTO = 0, /* the device the source lives on, else lumen_backend_preferred() */
+    LUMEN_BACKEND_AUTO = 0, /**< the device the source lives on, else lumen_backend_preferred() */
     LUMEN_BACKEND_CPU = 1,
     LUMEN_BACKEND_CUDA = 2,
     LUMEN_BACKEND_OPENCL = 3
 } lumen_backend;
 
-/* "auto", "cpu", "cuda", "opencl", or NULL for an unknown value. */
+/** "auto", "cpu", "cuda", "opencl", or NULL for an unknown value. */
 LUMEN_API const char *lumen_backend_name(lumen_backend backend);
-/* 1 if the library was built with pipelines for this backend (AUTO and CPU: always). */
+/** 1 if the library was built with pipelines for this backend (AUTO and CPU: always). */
 LUMEN_API int lumen_backend_compiled(lumen_backend backend);
-/* LUMEN_OK if calls forced onto this backend can run here; else BACKEND_UNAVAILABLE with the
+/** LUMEN_OK if calls forced onto this backend can run here; else BACKEND_UNAVAILABLE with the
  * reason in lumen_last_error() (e.g. "libcuda.so.1 not found", "no OpenCL device"). CUDA needs
  * the driver, a device (CUDA_VISIBLE_DEVICES is honoured) and compute capability >= the PTX's;
  * OpenCL needs any OpenCL device. Probed once per process.
  * Errors: INVALID_ARGUMENT (unknown backend), BACKEND_UNAVAILABLE. */
 LUMEN_API lumen_status lumen_backend_available(lumen_backend backend);
-/* The backend LUMEN_BACKEND_AUTO uses for images in host memory: CUDA when usable, else OpenCL
- * if it has a GPU device (CPU OpenCL devices such as PoCL do not count), else the CPU. */
+/** The backend LUMEN_BACKEND_AUTO uses for images in host memory: CUDA when usable, else OpenCL
+ * if it has a GPU device (CPU OpenCL devices such as PoCL do not count), else the CPU. The first
+ * call probes the drivers: CUDA first (about 0.1 ms without libcuda), OpenCL only when CUDA is
+ * not usable. Where an OpenCL driver is registered, that probe loads it: with PoCL 3.1 about
+ * 30 ms (it loads LLVM), while an empty ICD registry costs about 0.2 ms. The first call of a
+ * pipeline on an AUTO context (NULL included) pays this once; a CPU context, or LUMEN_BACKEND=cpu
+ * for the default context, never probes. */
 LUMEN_API lumen_backend lumen_backend_preferred(void);
-/* The devices a GPU backend sees, e.g. "1 device: NVIDIA H200", "" if none (static string). */
+/** The devices a GPU backend sees, e.g. "1 device: NVIDIA H200", "" if none (static string). */
 LUMEN_API const char *lumen_backend_devices(lumen_backend backend);
-/* The Halide targets compiled in for a backend, comma-separated (CPU: best first), "" if none. */
+/** The Halide targets compiled in for a backend, comma-separated (CPU: best first), "" if none. */
 LUMEN_API const char *lumen_compiled_targets(lumen_backend backend);
 
+/** An opaque context: a backend policy and its transfer counters (lumen_context_create). */
 typedef struct lumen_context lumen_context;
 
-/* A context with a backend policy. Passing NULL as a context anywhere means the default context,
+/** A context with a backend policy. Passing NULL as a context anywhere means the default context,
  * whose policy is LUMEN_BACKEND_AUTO unless the environment variable LUMEN_BACKEND
- * (auto|cpu|cuda|opencl) says otherwise. A forced GPU backend that is not usable here makes
- * each call fail with BACKEND_UNAVAILABLE (see lumen_backend_available).
+ * (auto|cpu|cuda|opencl, read once at the first Lumen call) says otherwise; an empty value counts
+ * as unset, any other value is ignored (the policy stays AUTO) and reported by
+ * lumen_config_warning(). A forced GPU backend that is not usable here makes each call fail with
+ * BACKEND_UNAVAILABLE (see lumen_backend_available).
  * Errors: INVALID_ARGUMENT (out NULL, policy not a lumen_backend), OUT_OF_MEMORY. */
 LUMEN_API lumen_status lumen_context_create(lumen_backend policy, lumen_context **out);
-/* NULL is ignored. Images that still hold device memory keep the context alive until they are
+/** NULL is ignored. Images that still hold device memory keep the context alive until they are
  * destroyed. */
 LUMEN_API void lumen_context_destroy(lumen_context *ctx);
+/** The policy ctx was created with (NULL: the default context's). */
 LUMEN_API lumen_backend lumen_context_policy(const lumen_context *ctx);
 
-/* Pixel transfers between host and device memory made by a context's calls (and by
+/** "" if Lumen's environment variables are fine, else what is wrong with them, e.g.
+ * "LUMEN_BACKEND='bogus' is not one of auto, cpu, cuda, opencl" (several joined by "; "). An
+ * invalid LUMEN_BACKEND or LUMEN_MAX_CPU_ISA is ignored, as if unset; this is the only place it
+ * shows (Lumen never prints). Read once, at the first Lumen call. Static string (since 1.2). */
+LUMEN_API const char *lumen_config_warning(void);
+
+/** Pixel transfers between host and device memory made by a context's calls (and by
  * lumen_image_map / lumen_image_destroy on images a context's call left on a device). Kernel
  * parameters (e.g. blur taps, < 200 bytes) are not counted. */
 typedef struct lumen_transfer_stats {
-    uint64_t uploads;   /* host -> device copies of an image */
-    uint64_t downloads; /* device -> host copies of an image */
-    uint64_t upload_bytes;
-    uint64_t download_bytes;
-    uint64_t device_allocations; /* images given device memory */
-    uint64_t device_frees;       /* images' device memory released */
+    uint64_t uploads;            /**< host -> device copies of an image */
+    uint64_t downloads;          /**< device -> host copies of an image */
+    uint64_t upload_bytes;       /**< bytes of the uploads */
+    uint64_t download_bytes;     /**< bytes of the downloads */
+    uint64_t device_allocations; /**< images given device memory */
+    uint64_t device_frees;       /**< images' device memory released */
 } lumen_transfer_stats;
 
-/* Errors: INVALID_ARGUMENT (out NULL). NULL ctx = the default context. */
+/** Errors: INVALID_ARGUMENT (out NULL). NULL ctx = the default context. */
 LUMEN_API lumen_status lumen_context_stats(const lumen_context *ctx, lumen_transfer_stats *out);
+/** Sets ctx's counters to 0 (NULL: the default context's). */
 LUMEN_API void lumen_context_reset_stats(lumen_context *ctx);
 
-/* Device memory freed by images is kept for reuse (the runtime's cache); this returns the cached
+/** Device memory freed by images is kept for reuse (the runtime's cache); this returns the cached
  * memory of every backend to its driver. Errors: DEVICE. */
 LUMEN_API lumen_status lumen_release_device_memory(void);
 
 /* ---- Images ------------------------------------------------------------------------------- */
 
+/** An opaque image: 8-bit, interleaved, 1, 3 or 4 channels, in host or device memory. */
 typedef struct lumen_image lumen_image;
 
-/* Largest accepted width and height. An image must also have height * stride <= LUMEN_MAX_BYTES
+/** Largest accepted width and height. An image must also have height * stride <= LUMEN_MAX_BYTES
  * (Halide's buffers use 32-bit offsets); lumen_image_create's stride is width * channels rounded
  * up to a multiple of 64. Every pipeline, on every backend, runs on any image within these
  * limits (INVALID_ARGUMENT beyond them). */
 #define LUMEN_MAX_DIMENSION 65535
-#define LUMEN_MAX_BYTES 2147483647 /* 2^31 - 1 (since 1.1) */
+#define LUMEN_MAX_BYTES 2147483647 /**< 2^31 - 1 (since 1.1) */
 
-/* An image owning its memory, rows aligned to 64 bytes, contents undefined.
+/** An image owning its memory, rows aligned to 64 bytes, contents undefined.
  * Errors, checked in this order:
  *   INVALID_ARGUMENT     out NULL; width, then height, outside 1..LUMEN_MAX_DIMENSION
  *   UNSUPPORTED_FORMAT   channels not 1, 3 or 4 (0 and negative counts included)
  *   INVALID_ARGUMENT     the image over 2^31 - 1 bytes
  *   OUT_OF_MEMORY */
 LUMEN_API lumen_status lumen_image_create(int width, int height, int channels, lumen_image **out);
-/* An image over the caller's memory (kept by the caller, must outlive the image); stride is the
+/** An image over the caller's memory (kept by the caller, must outlive the image); stride is the
  * distance between rows in bytes, >= width * channels. Errors, checked in this order:
  *   INVALID_ARGUMENT     out NULL, data NULL; width, then height, out of range (as above)
  *   UNSUPPORTED_FORMAT   channels not 1, 3 or 4
  *   INVALID_ARGUMENT     stride < width * channels; stride or the image over 2^31 - 1 bytes */
 LUMEN_API lumen_status lumen_image_wrap(void *data, int width, int height, int channels,
                                         size_t stride, lumen_image **out);
-/* Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
+/** Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
 LUMEN_API void lumen_image_destroy(lumen_image *img);
 
-LUMEN_API int lumen_image_width(const lumen_image *img);     /* 0 for NULL */
-LUMEN_API int lumen_image_height(const lumen_image *img);    /* 0 for NULL */
-LUMEN_API int lumen_image_channels(const lumen_image *img);  /* 0 for NULL */
-LUMEN_API size_t lumen_image_stride(const lumen_image *img); /* bytes per row, 0 for NULL */
-/* Where the newest pixels are: LUMEN_BACKEND_CPU (host memory) or the GPU backend holding them.*/
+LUMEN_API int lumen_image_width(const lumen_image *img);     /**< 0 for NULL */
+LUMEN_API int lumen_image_height(const lumen_image *img);    /**< 0 for NULL */
+LUMEN_API int lumen_image_channels(const lumen_image *img);  /**< 0 for NULL */
+LUMEN_API size_t lumen_image_stride(const lumen_image *img); /**< bytes per row, 0 for NULL */
+/** Where the newest pixels are: LUMEN_BACKEND_CPU (host memory) or the GPU backend holding them.*/
 LUMEN_API lumen_backend lumen_image_location(const lumen_image *img);
 
+/** How lumen_image_map's caller will use the pixels. */
 typedef enum lumen_access {
     LUMEN_ACCESS_READ = 1,
     LUMEN_ACCESS_WRITE = 2,
     LUMEN_ACCESS_READ_WRITE = 3
 } lumen_access;
 
-/* Host pointer to the pixels (row y starts at data + y * stride). Copies them back from a device
+/** Host pointer to the pixels (row y starts at data + y * stride). Copies them back from a device
  * first when a GPU call left them there. With WRITE access the host copy becomes the newest, so a
  * later GPU call uploads it again: map with WRITE before changing pixels (also of wrapped memory).
  * Errors: INVALID_ARGUMENT (img NULL, data NULL, access not READ, WRITE or READ_WRITE),
  * OUT_OF_MEMORY (no host memory yet for an image wrapped over device memory), DEVICE (the copy
  * back failed). */
 LUMEN_API lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **data);
-/* Waits until device work writing the image has finished (for timing; map waits by itself).
+/** Waits until device work writing the image has finished (for timing; map waits by itself).
  * Errors: INVALID_ARGUMENT (img NULL), DEVICE. */
 LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
 
@@ -189,37 +216,37 @@ LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
  * On any failure dst's pixels are unchanged, except after DEVICE/INTERNAL errors on a GPU.
  * Integer arithmetic throughout: results are bit-exact across CPU variants and backends. */
 
-#define LUMEN_GAIN_MAX 256.0f
-#define LUMEN_BIAS_MAX 1024.0f
-/* dst = saturate(floor(g * src + b + 1/2)) on every channel (alpha too), with g = gain and
+#define LUMEN_GAIN_MAX 256.0f  /**< largest |gain| of lumen_levels */
+#define LUMEN_BIAS_MAX 1024.0f /**< largest |bias| of lumen_levels */
+/** dst = saturate(floor(g * src + b + 1/2)) on every channel (alpha too), with g = gain and
  * b = bias rounded (half up) to multiples of 1/4096 (Q12 fixed point, so results are exact on every
  * target). src: 1, 3 or 4 channels; dst: same size and channels; src == dst (in place) allowed.
  * |gain| <= LUMEN_GAIN_MAX, |bias| <= LUMEN_BIAS_MAX. */
 LUMEN_API lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     float gain, float bias);
 
-/* (77 R + 150 G + 29 B + 128) >> 8 (BT.601; alpha ignored). src: 3 or 4 channels; dst: same size,
+/** (77 R + 150 G + 29 B + 128) >> 8 (BT.601; alpha ignored). src: 3 or 4 channels; dst: same size,
  * 1 channel. */
 LUMEN_API lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
-#define LUMEN_SIGMA_MIN 0.5f
-#define LUMEN_SIGMA_MAX 16.0f
-/* Separable Gaussian, radius ceil(3 sigma), Q14 integer taps, clamp-to-edge borders.
- * src: 1, 3 or 4 channels; dst: same size and channels; sigma in [LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX].
- */
+#define LUMEN_SIGMA_MIN 0.5f  /**< smallest sigma (lumen_gaussian_blur, lumen_unsharp_mask) */
+#define LUMEN_SIGMA_MAX 16.0f /**< largest sigma (lumen_gaussian_blur, lumen_unsharp_mask) */
+/** Separable Gaussian, radius ceil(3 sigma), Q14 integer taps, clamp-to-edge borders.
+ * src: 1, 3 or 4 channels; dst: same size and channels;
+ * sigma in [LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX]. */
 LUMEN_API lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                            float sigma);
 
-/* Bilinear resize to dst's size (any, up or down), pixel centres as OpenCV INTER_LINEAR, exact
+/** Bilinear resize to dst's size (any, up or down), pixel centres as OpenCV INTER_LINEAR, exact
  * integer weights (Q11). src: 1, 3 or 4 channels; dst: any size, same channels. */
 LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
-/* Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge:
+/** Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge:
  * min(255, floor(sqrt(gx^2 + gy^2) + 0.5)). src: 1 channel; dst: same size, 1 channel. */
 LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
-#define LUMEN_AMOUNT_MAX 16.0f
-/* dst = saturate(floor(b + a * (src - b) + 1/2)), b = lumen_gaussian_blur(src, sigma), a = amount
+#define LUMEN_AMOUNT_MAX 16.0f /**< largest amount of lumen_unsharp_mask */
+/** dst = saturate(floor(b + a * (src - b) + 1/2)), b = lumen_gaussian_blur(src, sigma), a = amount
  * rounded (half up) to a multiple of 1/4096: amount 1 returns src, > 1 sharpens, 0 blurs.
  * src: 1, 3 or 4 channels; dst: same size and channels; sigma as for lumen_gaussian_blur,
  * amount in [0, LUMEN_AMOUNT_MAX]. */
@@ -228,12 +255,13 @@ LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, 
 
 /* ---- CPU variants and threads ------------------------------------------------------------- */
 
-/* The CPU variant Lumen runs on this machine: "avx512", "avx2", "sse41" or "baseline". The
+/** The CPU variant Lumen runs on this machine: "avx512", "avx2", "sse41" or "baseline". The
  * environment variable LUMEN_MAX_CPU_ISA (same names), read once at the first Lumen call, caps
- * it; the choice is fixed for the life of the process. */
+ * it; the choice is fixed for the life of the process. An empty LUMEN_MAX_CPU_ISA counts as
+ * unset; any other value is ignored (no cap) and reported by lumen_config_warning(). */
 LUMEN_API const char *lumen_cpu_variant(void);
 
-/* Threads for CPU pipelines (one pool for all of Lumen); 0 (or negative) = one per core (or
+/** Threads for CPU pipelines (one pool for all of Lumen); 0 (or negative) = one per core (or
  * HL_NUM_THREADS). Waits for running pipelines, then restarts the pool with the new count at the
  * next call (a few microseconds: call it rarely). Returns the previous setting (0 before any). */
 LUMEN_API int lumen_set_num_threads(int n);
