@@ -1,13 +1,16 @@
-# CPack: TGZ, ZIP, STGZ (.sh) archives of the whole install tree, and two Debian packages:
-# liblumen1 (runtime: the shared library) and liblumen-dev (headers, static library, CMake and
-# pkg-config files). `cpack --config <build>/CPackConfig.cmake` (or the "packages" preset).
+# CPack: TGZ, ZIP, STGZ (.sh) archives of the portable install tree, and Debian packages (one per
+# deb_* component of LumenDebian.cmake). `cpack --config <build>/CPackConfig.cmake` (or the
+# "packages" preset).
 set(CPACK_PACKAGE_NAME Lumen)
 set(CPACK_PACKAGE_VENDOR "The Lumen developers")
 set(CPACK_PACKAGE_CONTACT "Lumen developers <lumen@example.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
-set(CPACK_PACKAGE_HOMEPAGE_URL "${PROJECT_HOMEPAGE_URL}")
+set(LUMEN_HOMEPAGE_URL "" CACHE STRING "The project's web page, for the packages (none by default)")
+if (LUMEN_HOMEPAGE_URL)
+    set(CPACK_PACKAGE_HOMEPAGE_URL "${LUMEN_HOMEPAGE_URL}")
+endif ()
 set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
-set(CPACK_RESOURCE_FILE_README "${PROJECT_SOURCE_DIR}/README.md")
+set(CPACK_RESOURCE_FILE_README "${PROJECT_BINARY_DIR}/doc/README.md")
 set(CPACK_PACKAGE_INSTALL_DIRECTORY "Lumen")
 set(CPACK_PACKAGE_CHECKSUM SHA256)
 if (DEFINED CPACK_SYSTEM_NAME)
@@ -33,41 +36,69 @@ if (WIN32)
     # A 64-bit installer (Debian's nsis has the amd64 stubs) for the 64-bit DLL, into
     # "Program Files". CPack has no option for NSIS's Target, so it rides on the line
     # "SetCompressor ..." of CPack's script (CPACK_NSIS_DEFINES is CPack's own).
-    set(CPACK_NSIS_COMPRESSOR "lzma\n  Target amd64-unicode")
+    set(CPACK_NSIS_COMPRESSOR "lzma\n Target amd64-unicode")
     set(CPACK_NSIS_INSTALL_ROOT "$PROGRAMFILES64")
     set(CPACK_NSIS_DISPLAY_NAME "Lumen ${PROJECT_VERSION}")
     set(CPACK_NSIS_ENABLE_UNINSTALL_BEFORE_INSTALL ON)
 else ()
-    set(CPACK_GENERATOR TGZ ZIP DEB STGZ)
+    set(CPACK_GENERATOR TGZ ZIP STGZ)
+    if (LUMEN_DEB_COMPONENTS)
+        list(APPEND CPACK_GENERATOR DEB)
+    endif ()
 endif ()
 
-# Debian: one package per component, named and versioned the Debian way: liblumen1, liblumen-dev,
-# lumen-tools (the CLI).
-set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${PROJECT_HOMEPAGE_URL}")
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME liblumen${PROJECT_VERSION_MAJOR})
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME liblumen-dev)
-set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
-set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
-    "liblumen${PROJECT_VERSION_MAJOR} (= ${PROJECT_VERSION})")
-# lumen-tools links liblumen.so.1 from liblumen1: dpkg-shlibdeps finds it in the build tree.
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${PROJECT_BINARY_DIR}/sdk")
-set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME lumen-tools)
-set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION graphics)
-set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "liblumen${PROJECT_VERSION_MAJOR} (= ${PROJECT_VERSION})")
-set(CPACK_COMPONENT_TOOLS_DESCRIPTION
-    "The lumen command-line tool: info, run and chain Lumen pipelines on PNG files, demo.")
-set(CPACK_DEBIAN_TOOLS_DESCRIPTION "${CPACK_COMPONENT_TOOLS_DESCRIPTION}")
-set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
-    "Lumen image processing library: Halide pipelines (CPU variants, CUDA, OpenCL) with a C API.")
-set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
-    "Lumen development files: C headers, static library, CMake package and pkg-config files.")
-# Debian reads a package description from the component's description.
-set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "${CPACK_COMPONENT_RUNTIME_DESCRIPTION}")
-set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION "${CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION}")
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# Debian: one package per deb_* component (LumenDebian.cmake), built from the Debian layout; the
+# DEB generator swaps in those components (packaging/CPackProject.cmake) and strips the binaries.
+if (LUMEN_DEB_COMPONENTS)
+    set(CPACK_LUMEN_DEB_COMPONENTS ${LUMEN_DEB_COMPONENTS})
+    set(CPACK_PROJECT_CONFIG_FILE "${PROJECT_SOURCE_DIR}/packaging/CPackProject.cmake")
+    set(CPACK_DEB_COMPONENT_INSTALL ON)
+    set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+    set(CPACK_DEBIAN_PACKAGE_SOURCE lumen)
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+    # Our own libraries, found in the build tree: their Depends are written out below.
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${PROJECT_BINARY_DIR}/sdk"
+                                                    "${PROJECT_BINARY_DIR}/sdk/io")
+    set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+    set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+    if (LUMEN_HOMEPAGE_URL)
+        set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${LUMEN_HOMEPAGE_URL}")
+    endif ()
+    set(same "(= ${PROJECT_VERSION})")
+    set(lib liblumen${PROJECT_VERSION_MAJOR})
+    set(iolib liblumen-io${PROJECT_VERSION_MAJOR})
+    set(triggers "${PROJECT_SOURCE_DIR}/packaging/debian/triggers")
+    # name;section;Depends (besides shlibdeps);synopsis;extended description (lines <= 80 chars)
+    set(pkg_deb_lib "${lib}" libs "" "Lumen image processing library (Halide pipelines)"
+        "Lumen is an image processing SDK with a C API: levels, grayscale, Gaussian\nblur, unsharp mask, resize and Sobel, built as Halide pipelines for several\nx86-64 CPU levels and for CUDA and OpenCL devices, chosen at run time.\n\nThis package contains the shared library.")
+    set(pkg_deb_dev liblumen-dev libdevel "${lib} ${same}"
+        "Lumen image processing library - development files"
+        "Lumen is an image processing SDK with a C API built from Halide pipelines.\n\nThis package contains the C headers, the static library, the CMake package\n(find_package(Lumen)), the pkg-config files lumen and lumen-static, the\nAPI reference (HTML), lumen(3) and the examples.")
+    set(pkg_deb_io "${iolib}" libs "${lib} ${same}" "Lumen image I/O library (PNG and JPEG)"
+        "lumen_io reads and writes PNG (8 and 16 bit) and JPEG files as Lumen images,\ndetecting the format from the content.\n\nThis package contains the shared library.")
+    set(pkg_deb_io_dev liblumen-io-dev libdevel
+        "${iolib} ${same}, liblumen-dev ${same}, libpng-dev, libjpeg-dev"
+        "Lumen image I/O library (PNG and JPEG) - development files"
+        "lumen_io reads and writes PNG and JPEG files as Lumen images.\n\nThis package contains its header, static library and the pkg-config files\nlumen-io and lumen-io-static (CMake: find_package(Lumen COMPONENTS io)).")
+    set(pkg_deb_tools lumen-tools graphics "${lib} ${same}, ${iolib} ${same}"
+        "Lumen image processing command-line tool"
+        "The lumen command runs Lumen's pipelines (blur, resize, sharpen, ...) on PNG\nand JPEG files, alone or chained, and shows which CPU variant and GPU\nbackends the library can use.")
+    foreach (comp IN LISTS LUMEN_DEB_COMPONENTS)
+        string(TOUPPER ${comp} COMP)
+        list(GET pkg_${comp} 0 name)
+        list(GET pkg_${comp} 1 section)
+        list(GET pkg_${comp} 2 depends)
+        list(GET pkg_${comp} 3 synopsis)
+        list(GET pkg_${comp} 4 extended)
+        set(CPACK_DEBIAN_${COMP}_PACKAGE_NAME ${name})
+        set(CPACK_DEBIAN_${COMP}_PACKAGE_SECTION ${section})
+        set(CPACK_DEBIAN_${COMP}_PACKAGE_DEPENDS "${depends}")
+        set(CPACK_DEBIAN_${COMP}_DESCRIPTION "${synopsis}\n${extended}")
+        set(CPACK_COMPONENT_${COMP}_DISPLAY_NAME "${name}")
+        if (section STREQUAL "libs")
+            set(CPACK_DEBIAN_${COMP}_PACKAGE_CONTROL_EXTRA "${triggers}" /nonexistent/postinst /nonexistent/postrm)
+        endif ()
+    endforeach ()
+endif ()
 
 include(CPack)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The main job: install dependencies, build the SDK (shared + static), make the packages, install
-# the TGZ into a fresh prefix and build + run the examples against it, as a user would.
+# the TGZ into a fresh prefix and build + run its installed examples against it, as a user would.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
@@ -18,8 +18,9 @@ stage=build/release/demo
 rm -rf "$stage" && mkdir -p "$stage"
 tar -xzf "$out"/Lumen-*-Linux-*.tar.gz -C "$stage"
 prefix=$(echo "$(pwd)/$stage"/Lumen-*)
-for ex in hello chain; do
-    cmake -S "examples/$ex" -B "$stage/$ex" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+for ex in hello chain photo; do
+    cmake -S "$prefix/share/doc/lumen/examples/$ex" -B "$stage/$ex" -G Ninja \
+        -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
     cmake --build "$stage/$ex" >/dev/null
 done
 echo "== Packages in $out and build/windows/packages:"
@@ -29,6 +30,8 @@ echo "== examples/hello"
 echo "== examples/chain (CPU, then OpenCL)"
 "$stage/chain/chain" cpu
 "$stage/chain/chain" opencl || echo "(no usable OpenCL device here)"
+echo "== examples/photo: sample.png blurred into $stage/photo/blurred.jpg"
+"$stage/photo/photo" "$prefix/share/doc/lumen/examples/photo/sample.png" "$stage/photo/blurred.jpg"
 echo "== lumen info (from the package)"
 "$prefix/bin/lumen" info
 echo "== lumen demo $stage/images"

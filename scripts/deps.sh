@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 pkgs="cmake ninja-build gcc g++ make pkg-config binutils dpkg-dev file
       python3 python3-venv
       libhalide14-0-dev libjpeg-dev libpng-dev pocl-opencl-icd ocl-icd-opencl-dev
-      clang libclang-rt-14-dev valgrind abigail-tools
+      clang libclang-rt-14-dev valgrind abigail-tools doxygen lintian man-db
       mingw-w64 wine64 nsis"
 missing=""
 for p in $pkgs; do

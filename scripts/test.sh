@@ -9,12 +9,20 @@
 #   4. tsan build (clang ThreadSanitizer): the CPU-path tests (tests/tsan.supp);
 #   5. Windows cross build (mingw-w64, generators from build 1): its tests under wine (label
 #      windows), the ZIP and the NSIS installer.
-# Extra arguments go to every ctest run (e.g. -L unit).
+# `--quick` (first argument): only the release build and its unit tests (about 2 minutes once
+# built), for contributors. Other arguments go to every ctest run (e.g. -L unit).
 set -eu
 cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = --quick ] && { quick=1; shift; }
 sh scripts/deps.sh
 PATH="$(pwd)/.venv/bin:$PATH"  # CMake, Ninja (and Halide) from the project venv
 export PATH
+if [ $quick = 1 ]; then
+    cmake --preset release
+    cmake --build --preset release
+    exec ctest --preset release -L unit "$@"
+fi
 for preset in release halide14; do
     cmake --preset $preset
     cmake --build --preset $preset

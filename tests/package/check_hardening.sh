@@ -6,7 +6,7 @@ set -u
 prefix=$1 build=$2
 status=0
 fail() { echo "FAIL: $*"; status=1; }
-files=$(ls "$prefix"/lib/liblumen.so.*.*.* "$prefix"/bin/* 2>/dev/null)
+files=$(ls "$prefix"/lib/liblumen.so.*.*.* "$prefix"/lib/liblumen_io.so.*.*.* "$prefix"/bin/* 2>/dev/null)
 [ -n "$files" ] || { echo "FAIL: no installed ELF files under $prefix"; exit 1; }
 for f in $files; do
     h=$(readelf -lW "$f")
