@@ -98,6 +98,27 @@ static uint8_t *tight(const t_image *t) {
     return d;
 }
 
+/* lumen_io_probe on path p, and lumen_io_probe_memory on its bytes: both succeed with format and
+ * the size and channels of img (what lumen_io_read gave for p), and leave no message. */
+static void check_probe(const char *p, lumen_image *img, lumen_io_format format, const char *what) {
+    lumen_io_info info, mem;
+    memset(&info, 0x55, sizeof info), memset(&mem, 0x55, sizeof mem);
+    CHECK_OK(lumen_io_probe(p, &info));
+    CHECK(lumen_last_error()[0] == 0, "%s: probe left '%s'", what, lumen_last_error());
+    size_t n;
+    uint8_t *d = read_all(p, &n);
+    CHECK_OK(lumen_io_probe_memory(d, n, &mem));
+    CHECK(img && info.format == format && info.width == lumen_image_width(img) &&
+              info.height == lumen_image_height(img) && info.channels == lumen_image_channels(img),
+          "%s: probe gives %s %dx%dx%d, read %dx%dx%d", what,
+          lumen_io_format_name(info.format) ? lumen_io_format_name(info.format) : "?", info.width,
+          info.height, info.channels, lumen_image_width(img), lumen_image_height(img),
+          lumen_image_channels(img));
+    CHECK(memcmp(&info, &mem, sizeof info) == 0, "%s: probe_memory %dx%dx%d != probe", what,
+          mem.width, mem.height, mem.channels);
+    free(d);
+}
+
 /* ---- PNG and JPEG files made and read with libpng / libjpeg directly ---------------------- */
 
 typedef struct {
@@ -237,6 +258,7 @@ static void test_png_round_trips(void) {
             CHECK_OK(lumen_io_write(p, t.img, NULL));
             CHECK_OK(lumen_io_read(p, &img));
             CHECK(same(img, w, h, c, want), "png %dx%dx%d", w, h, c);
+            check_probe(p, img, LUMEN_IO_FORMAT_PNG, "png round trip");
             lumen_image_destroy(img);
             size_t n, fn;
             void *data = NULL;
@@ -265,6 +287,7 @@ static void test_png_round_trips(void) {
             img = NULL;
             CHECK_OK(lumen_io_read(p, &img));
             CHECK(same(img, w, h, c, want), "16-bit read back %dx%dx%d", w, h, c);
+            check_probe(p, img, LUMEN_IO_FORMAT_PNG, "png 16-bit round trip");
             lumen_image_destroy(img);
             free(raw);
             free(want);
@@ -294,6 +317,7 @@ static void test_png_decoding(void) {
             img = NULL;
             CHECK_OK(lumen_io_read(p, &img));
             CHECK(same(img, W, H, 1, want), "gray %d-bit interlace %d", depth, il);
+            check_probe(p, img, LUMEN_IO_FORMAT_PNG, "gray < 8 bit");
             lumen_image_destroy(img);
         }
     /* Palette, 8 and 2 bit, with tRNS for the first entries: RGBA; without: RGB. */
@@ -320,6 +344,7 @@ static void test_png_decoding(void) {
             img = NULL;
             CHECK_OK(lumen_io_read(p, &img));
             CHECK(same(img, W, H, c, want), "palette %d-bit, %d tRNS", depth, ntrans);
+            check_probe(p, img, LUMEN_IO_FORMAT_PNG, ntrans ? "palette + tRNS" : "palette");
             lumen_image_destroy(img);
         }
     /* Every colour type at 8 and 16 bits (16: arbitrary values -> round(v / 257)); gray+alpha
@@ -366,6 +391,7 @@ static void test_png_decoding(void) {
                 img = NULL;
                 CHECK_OK(lumen_io_read(p, &img));
                 CHECK(same(img, W, H, c, want), "type %d, %d-bit, tRNS %d", type, depth, trns);
+                check_probe(p, img, LUMEN_IO_FORMAT_PNG, "colour types and depths");
                 lumen_image_destroy(img);
             }
 }
@@ -386,6 +412,7 @@ static void test_jpeg(void) {
                 lumen_image *img = NULL;
                 CHECK_OK(lumen_io_read(p, &img));
                 CHECK(same(img, rw, rh, rc, ref), "jpeg %dx%dx%d progressive %d", w, h, c, prog);
+                check_probe(p, img, LUMEN_IO_FORMAT_JPEG, "jpeg from libjpeg");
                 lumen_image_destroy(img);
                 free(ref);
                 free(px);
@@ -404,6 +431,7 @@ static void test_jpeg(void) {
         lumen_image *img = NULL;
         CHECK_OK(lumen_io_read(p, &img));
         CHECK(same(img, w, h, c, ref), "lumen_io_write jpeg %d channels read back", c);
+        check_probe(p, img, LUMEN_IO_FORMAT_JPEG, "jpeg from lumen_io_write");
         double err = 0;
         for (size_t i = 0; i < (size_t)w * h * c; i++) err += abs(ref[i] - orig[i]);
         err /= (double)w * h * c;
@@ -436,6 +464,7 @@ static void test_jpeg(void) {
     lumen_image *img = NULL;
     CHECK_OK(lumen_io_read(q, &img));
     CHECK(same(img, 8, 8, 3, t.mem), "png named .jpg");
+    check_probe(q, img, LUMEN_IO_FORMAT_PNG, "png named .jpg");
     lumen_image_destroy(img);
     /* 4 channels: no JPEG, and no file. */
     t_image t4 = t_image_new(8, 8, 4, 0, 1);
@@ -454,6 +483,10 @@ static void test_jpeg(void) {
     img = (lumen_image *)1;
     CHECK_FAIL(lumen_io_read(p, &img), LUMEN_ERROR_UNSUPPORTED_FORMAT, img, "lumen_io_read");
     CHECK(strstr(lumen_last_error(), "CMYK") != NULL, "%s", lumen_last_error());
+    lumen_io_info info = {LUMEN_IO_FORMAT_PNG, 1, 1, 1}, zero = {0};
+    CHECK_FAIL(lumen_io_probe(p, &info), LUMEN_ERROR_UNSUPPORTED_FORMAT, NULL, "lumen_io_probe");
+    CHECK(strstr(lumen_last_error(), "CMYK") != NULL, "%s", lumen_last_error());
+    CHECK(memcmp(&info, &zero, sizeof info) == 0, "CMYK: info not zeroed");
     t_image_free(&t);
     t_image_free(&t4);
 }
@@ -484,17 +517,42 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Decodes n bytes from memory and, for every 8th length, from a file: must fail with want. */
-static void expect_bad(const uint8_t *d, size_t n, lumen_status want, const char *what,
-                       int via_file) {
+/* A failed probe: *info zeroed, the message names the function. */
+static void check_probe_failed(const lumen_io_info *info, const char *fn, const char *what) {
+    static const lumen_io_info zero = {0};
+    CHECK(memcmp(info, &zero, sizeof zero) == 0, "%s: info not zeroed", what);
+    CHECK(strncmp(lumen_last_error(), fn, strlen(fn)) == 0 && lumen_last_error()[strlen(fn)] == ':',
+          "%s: message '%s'", what, lumen_last_error());
+}
+
+/* Decodes n bytes from memory and, when via_file, from a file: must fail with want. Probes them
+ * first (memory, and file when via_file, which agree): want too, or success when want is
+ * CORRUPT_DATA (the damage is after the headers). Returns the probe's status. */
+static lumen_status expect_bad(const uint8_t *d, size_t n, lumen_status want, const char *what,
+                               int via_file) {
+    lumen_io_info info = {LUMEN_IO_FORMAT_JPEG, 1, 1, 1};
+    lumen_status ps = lumen_io_probe_memory(d, n, &info);
+    CHECK(ps == want || (ps == LUMEN_OK && want == LUMEN_ERROR_CORRUPT_DATA),
+          "%s (%zu bytes): probe %s, want %s (%s)", what, n, lumen_status_string(ps),
+          lumen_status_string(want), lumen_last_error());
+    if (ps) check_probe_failed(&info, "lumen_io_probe_memory", what);
+    if (via_file) {
+        const char *p = path_of("bad.png");
+        write_all(p, d, n);
+        lumen_io_info finfo = {LUMEN_IO_FORMAT_JPEG, 1, 1, 1};
+        lumen_status fs = lumen_io_probe(p, &finfo);
+        CHECK(fs == ps && memcmp(&finfo, &info, sizeof info) == 0,
+              "%s (%zu bytes, file): probe %s, memory %s (%s)", what, n, lumen_status_string(fs),
+              lumen_status_string(ps), lumen_last_error());
+        if (fs) check_probe_failed(&finfo, "lumen_io_probe", what);
+    }
     lumen_image *img = (lumen_image *)1;
     lumen_status st = lumen_io_decode(d, n, &img);
     CHECK(st == want && img == NULL, "%s (%zu bytes): %s, want %s (%s)", what, n,
           lumen_status_string(st), lumen_status_string(want), lumen_last_error());
     CHECK(strncmp(lumen_last_error(), "lumen_io_decode: ", 17) == 0, "%s", lumen_last_error());
-    if (!via_file) return;
+    if (!via_file) return ps;
     const char *p = path_of("bad.png");
-    write_all(p, d, n);
     img = (lumen_image *)1;
     st = lumen_io_read(p, &img);
     CHECK(st == want && img == NULL, "%s (%zu bytes, file): %s (%s)", what, n,
@@ -502,6 +560,31 @@ static void expect_bad(const uint8_t *d, size_t n, lumen_status want, const char
     char prefix[4200];
     snprintf(prefix, sizeof prefix, "lumen_io_read: %s: ", p);
     CHECK(strncmp(lumen_last_error(), prefix, strlen(prefix)) == 0, "%s", lumen_last_error());
+    return ps;
+}
+
+/* lumen_io_probe_memory agrees with lumen_io_decode on n bytes: a decoded image has the format,
+ * size and channels the probe gives; a failed probe means the decode fails the same way (same
+ * status and reason). */
+static void probe_vs_decode(const uint8_t *d, size_t n, lumen_io_format format, const char *what) {
+    lumen_io_info info;
+    lumen_status ps = lumen_io_probe_memory(d, n, &info);
+    char pmsg[1200];
+    snprintf(pmsg, sizeof pmsg, "%s", lumen_last_error());
+    lumen_image *img = NULL;
+    lumen_status ds = lumen_io_decode(d, n, &img);
+    if (ds == LUMEN_OK)
+        CHECK(ps == LUMEN_OK && info.format == format && info.width == lumen_image_width(img) &&
+                  info.height == lumen_image_height(img) &&
+                  info.channels == lumen_image_channels(img),
+              "%s: decoded %dx%dx%d, probe %s %dx%dx%d", what, lumen_image_width(img),
+              lumen_image_height(img), lumen_image_channels(img), lumen_status_string(ps),
+              info.width, info.height, info.channels);
+    if (ps != LUMEN_OK)
+        CHECK(ds == ps && strcmp(pmsg + strlen("lumen_io_probe_memory"),
+                                 lumen_last_error() + strlen("lumen_io_decode")) == 0,
+              "%s: probe '%s', decode '%s'", what, pmsg, lumen_last_error());
+    lumen_image_destroy(img);
 }
 
 static void test_bad_files(void) {
@@ -522,9 +605,23 @@ static void test_bad_files(void) {
         lumen_image_destroy(img);
         /* Every truncation: an empty file matches no signature; any other prefix is corrupt. */
         expect_bad(good, 0, LUMEN_ERROR_UNSUPPORTED_FORMAT, names[f], 1);
-        for (size_t len = 1; len < n; len++)
-            expect_bad(good, len, LUMEN_ERROR_CORRUPT_DATA, names[f], len % 8 == 1);
+        size_t headers = 0; /* probing succeeds from the first length holding all the headers */
+        for (size_t len = 1; len < n; len++) {
+            lumen_status ps = expect_bad(good, len, LUMEN_ERROR_CORRUPT_DATA, names[f],
+                                         len % 8 == 1);
+            if (ps == LUMEN_OK && !headers) headers = len;
+            CHECK((ps == LUMEN_OK) == (headers != 0), "%s cut to %zu: probe %s, OK from %zu",
+                  names[f], len, lumen_status_string(ps), headers);
+        }
         CHECK(strstr(lumen_last_error(), "truncated") != NULL, "%s", lumen_last_error());
+        CHECK(headers > 8 && headers < n, "%s: probe OK from %zu of %zu bytes", names[f], headers,
+              n);
+        lumen_io_info info;
+        CHECK_OK(lumen_io_probe_memory(good, headers, &info));
+        CHECK(info.format == (f == 0 ? LUMEN_IO_FORMAT_PNG : LUMEN_IO_FORMAT_JPEG) &&
+                  info.width == W && info.height == H && info.channels == (f == 0 ? 4 : 3),
+              "%s headers only: %dx%dx%d", names[f], info.width, info.height, info.channels);
+        printf("%s: probing needs the first %zu of %zu bytes\n", names[f], headers, n);
         /* JPEG entropy data cut short and closed with EOI (a damaged file that ends well). */
         size_t i = 2;
         while (f == 1 && i + 4 < n && good[i + 1] != 0xda)
@@ -549,6 +646,7 @@ static void test_bad_files(void) {
                       "png byte %zu flipped: %s", i, lumen_status_string(st));
             failed += st != LUMEN_OK;
             lumen_image_destroy(img);
+            probe_vs_decode(d, n, f == 0 ? LUMEN_IO_FORMAT_PNG : LUMEN_IO_FORMAT_JPEG, "flip");
         }
         printf("%s: %zu bytes, %d of %zu flips detected\n", names[f], n, failed, n);
         /* Random content after the signature: corrupt (or unsupported), never OK. */
@@ -561,6 +659,7 @@ static void test_bad_files(void) {
             CHECK((st == LUMEN_ERROR_CORRUPT_DATA || st == LUMEN_ERROR_UNSUPPORTED_FORMAT) &&
                       img == NULL,
                   "%s signature + random: %s", names[f], lumen_status_string(st));
+            probe_vs_decode(d, n, f == 0 ? LUMEN_IO_FORMAT_PNG : LUMEN_IO_FORMAT_JPEG, "random");
         }
         free(d);
         free(good);
@@ -606,7 +705,9 @@ static void test_bad_files(void) {
     memcpy(o, "\x89PNG\r\n\x1a\n", 8), o += 8;
     o += put_chunk(o, "IHDR", ihdr, 13);
     memcpy(o, "\x76\0\0\0sPLTabcde", 13), o += 13;
-    expect_bad(png, o - png, LUMEN_ERROR_CORRUPT_DATA, "huge chunk", 1);
+    CHECK(expect_bad(png, o - png, LUMEN_ERROR_CORRUPT_DATA, "huge chunk", 1) ==
+              LUMEN_ERROR_CORRUPT_DATA,
+          "huge chunk: probe must fail (before the image data)");
     long pages = 0;
     FILE *statm = fopen("/proc/self/statm", "r");
     if (statm && fscanf(statm, "%ld", &pages) == 1) {

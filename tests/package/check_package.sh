@@ -87,6 +87,13 @@ examples_run="hello chain"
 for flavour in shared static; do
     for ex in $examples_run; do consume $ex $flavour "$prefix"; done
 done
+if [ -n "${LUMEN_CUDA_ROOT:-}" ]; then  # builds; runs where a GPU is (77 = skip)
+    b=$work/build-cuda-interop
+    ctest --build-and-test "$examples/cuda-interop" "$b" --build-generator "$gen" \
+        --build-options "-DCMAKE_PREFIX_PATH=$prefix" "-DCUDAToolkit_ROOT=$LUMEN_CUDA_ROOT" \
+        --test-command ctest --output-on-failure >"$b.log" 2>&1 || { cat "$b.log"; fail "cuda-interop"; }
+    echo "ok: cuda-interop against $prefix ($(grep -o 'tests passed.*\|Skipped' "$b.log" | head -1))"
+fi
 case $examples_run in *photo*) sh "$(dirname "$0")/check_quickstart.sh" "$prefix" "$work/quickstart" "$gen" ;; esac
 
 # make + pkg-config, both flavours.

@@ -48,9 +48,11 @@ typedef struct io_pixels {
 } io_pixels;
 
 /* Each returns LUMEN_OK or a status with reason (IO_REASON_SIZE bytes) filled in. Decoders
- * return a new host image in *out, or leave it NULL. */
-lumen_status io_png_decode(io_src *src, lumen_image **out, char *reason);
-lumen_status io_jpeg_decode(io_src *src, lumen_image **out, char *reason);
+ * read the headers, fill in info's width, height and channels (those of the image they would
+ * return, checked against Lumen's limits), and then, unless out is NULL (probing: nothing more is
+ * read or allocated), return a new host image in *out, or leave it NULL. */
+lumen_status io_png_decode(io_src *src, lumen_io_info *info, lumen_image **out, char *reason);
+lumen_status io_jpeg_decode(io_src *src, lumen_io_info *info, lumen_image **out, char *reason);
 lumen_status io_png_encode(io_sink *sink, const io_pixels *p, int bits, char *reason);
 lumen_status io_jpeg_encode(io_sink *sink, const io_pixels *p, int quality, char *reason);
 

@@ -107,7 +107,7 @@ static void src_skip(j_decompress_ptr d, long n) {
 
 static void src_term(j_decompress_ptr d) { (void)d; }
 
-static lumen_status decode(jpeg_ctx *c, lumen_image **out) {
+static lumen_status decode(jpeg_ctx *c, lumen_io_info *info, lumen_image **out) {
     struct jpeg_decompress_struct *d = &c->d;
     if (setjmp(c->jmp)) {
         jpeg_destroy_decompress(d);
@@ -136,8 +136,16 @@ static lumen_status decode(jpeg_ctx *c, lumen_image **out) {
                      : "unknown colour space");
         longjmp(c->jmp, 1);
     }
-    unsigned char *px;
     /* Checked before jpeg_start_decompress, which allocates */
+    if ((c->status = io_check_size(d->image_width, d->image_height, channels, c->reason)))
+        longjmp(c->jmp, 1);
+    info->width = (int)d->image_width, info->height = (int)d->image_height;
+    info->channels = channels;
+    if (!out) { /* probing: the headers only (jpeg_read_header stopped at the scan) */
+        jpeg_destroy_decompress(d);
+        return LUMEN_OK;
+    }
+    unsigned char *px;
     if ((c->status =
              io_new_image(d->image_width, d->image_height, channels, &c->img, &px, c->reason)))
         longjmp(c->jmp, 1);
@@ -163,9 +171,9 @@ static lumen_status decode(jpeg_ctx *c, lumen_image **out) {
     return LUMEN_OK;
 }
 
-lumen_status io_jpeg_decode(io_src *src, lumen_image **out, char *reason) {
+lumen_status io_jpeg_decode(io_src *src, lumen_io_info *info, lumen_image **out, char *reason) {
     jpeg_ctx c = {.reason = reason, .src = src};
-    return decode(&c, out);
+    return decode(&c, info, out);
 }
 
 /* ---- Encoding ----------------------------------------------------------------------------- */

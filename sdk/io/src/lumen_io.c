@@ -1,5 +1,5 @@
-/* lumen_io: the public API, files (read; write to a temporary file, then rename), format
- * detection, sources and sinks. The codecs are in png.c and jpeg.c. POSIX only. */
+/* lumen_io: the public API, files (read, probe; write to a temporary file, then rename, through a
+ * symlink), format detection, sources and sinks. The codecs are in png.c and jpeg.c. POSIX only. */
 #define _POSIX_C_SOURCE 200809L /* fdopen, fsync, XSI strerror_r */
 #include "io_private.h"
 
@@ -137,27 +137,50 @@ const char *lumen_io_format_name(lumen_io_format format) {
 /* The format of data whose first n bytes (n <= 8) are b: a file is taken as PNG or JPEG when its
  * first bytes, as many as it has up to the signature's length (8 for PNG, 3 for JPEG), match the
  * signature. So any non-empty prefix of a PNG or JPEG file is CORRUPT_DATA (truncated), and an
- * empty file, or one matching neither signature, UNSUPPORTED_FORMAT. */
-static lumen_status decode(const char *function, const char *name, io_src *src, lumen_image **out) {
+ * empty file, or one matching neither signature, UNSUPPORTED_FORMAT. Fills in *info (zeroed on
+ * failure); decodes into *out unless out is NULL (probing: the headers only). */
+static lumen_status decode(const char *function, const char *name, io_src *src, lumen_io_info *info,
+                           lumen_image **out) {
     static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     static const unsigned char jpeg_sig[3] = {0xff, 0xd8, 0xff};
     char reason[IO_REASON_SIZE];
     src->head_len = io_src_read(src, src->head, sizeof src->head);
     size_t n = src->head_len;
     lumen_status st;
+    memset(info, 0, sizeof *info);
     if (src->err) {
         return fail_errno(function, name, src->err);
     } else if (n == 0) {
         return fail(function, name, LUMEN_ERROR_UNSUPPORTED_FORMAT, "empty, not PNG or JPEG");
     } else if (memcmp(src->head, png_sig, n < 8 ? n : 8) == 0) {
-        st = io_png_decode(src, out, reason);
+        info->format = LUMEN_IO_FORMAT_PNG;
+        st = io_png_decode(src, info, out, reason);
     } else if (memcmp(src->head, jpeg_sig, n < 3 ? n : 3) == 0) {
-        st = io_jpeg_decode(src, out, reason);
+        info->format = LUMEN_IO_FORMAT_JPEG;
+        st = io_jpeg_decode(src, info, out, reason);
     } else {
         return fail(function, name, LUMEN_ERROR_UNSUPPORTED_FORMAT, "not a PNG or JPEG file");
     }
-    if (st) return fail(function, name, st, reason);
+    if (st) {
+        memset(info, 0, sizeof *info);
+        return fail(function, name, st, reason);
+    }
     return lumen__set_error(LUMEN_OK, NULL);
+}
+
+/* Opens path for reading (not a directory) into *f: LUMEN_OK, or IO with the error set. */
+static lumen_status open_for_reading(const char *fn, const char *path, FILE **f) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail_errno(fn, path, errno);
+    struct stat st;
+    int err = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    *f = err ? NULL : fdopen(fd, "rb");
+    if (!*f) {
+        err = err ? err : errno;
+        close(fd);
+        return fail_errno(fn, path, err);
+    }
+    return LUMEN_OK;
 }
 
 lumen_status lumen_io_read(const char *path, lumen_image **out) {
@@ -165,18 +188,12 @@ lumen_status lumen_io_read(const char *path, lumen_image **out) {
     if (out) *out = NULL;
     if (!path) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "path is NULL");
     if (!out) return fail(fn, path, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail_errno(fn, path, errno);
-    struct stat st;
-    int err = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
-    FILE *f = err ? NULL : fdopen(fd, "rb");
-    if (!f) {
-        err = err ? err : errno;
-        close(fd);
-        return fail_errno(fn, path, err);
-    }
+    FILE *f;
+    lumen_status status = open_for_reading(fn, path, &f);
+    if (status) return status;
     io_src src = {.f = f};
-    lumen_status status = decode(fn, path, &src, out);
+    lumen_io_info info;
+    status = decode(fn, path, &src, &info, out);
     fclose(f);
     return status;
 }
@@ -187,7 +204,31 @@ lumen_status lumen_io_decode(const void *data, size_t size, lumen_image **out) {
     if (!data) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
     if (!out) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     io_src src = {.data = data, .size = size};
-    return decode(fn, NULL, &src, out);
+    lumen_io_info info;
+    return decode(fn, NULL, &src, &info, out);
+}
+
+lumen_status lumen_io_probe(const char *path, lumen_io_info *info) {
+    static const char fn[] = "lumen_io_probe";
+    if (info) memset(info, 0, sizeof *info);
+    if (!path) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "path is NULL");
+    if (!info) return fail(fn, path, LUMEN_ERROR_INVALID_ARGUMENT, "info is NULL");
+    FILE *f;
+    lumen_status status = open_for_reading(fn, path, &f);
+    if (status) return status;
+    io_src src = {.f = f};
+    status = decode(fn, path, &src, info, NULL);
+    fclose(f);
+    return status;
+}
+
+lumen_status lumen_io_probe_memory(const void *data, size_t size, lumen_io_info *info) {
+    static const char fn[] = "lumen_io_probe_memory";
+    if (info) memset(info, 0, sizeof *info);
+    if (!data) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
+    if (!info) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "info is NULL");
+    io_src src = {.data = data, .size = size};
+    return decode(fn, NULL, &src, info, NULL);
 }
 
 /* ---- Writing ------------------------------------------------------------------------------ */
@@ -259,6 +300,43 @@ static int open_temporary(const char *path, char *tmp, size_t size) {
     return -1;
 }
 
+static const char *kind(mode_t m) {
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a regular file";
+}
+
+/* The file lumen_io_write replaces: path itself, or when path is a symlink the regular file it
+ * finally points to (written through, the link stays): its real path, in *target (to free).
+ * LUMEN_OK, or IO (a dangling symlink, one to anything but a regular file) with the error set. */
+static lumen_status resolve_target(const char *fn, const char *path, char **target) {
+    struct stat st;
+    *target = NULL;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) return LUMEN_OK;
+    char *real = realpath(path, NULL);
+    if (!real && errno == ENOENT)
+        return fail(fn, path, LUMEN_ERROR_IO, "a symlink to a file that does not exist");
+    if (!real) return fail_errno(fn, path, errno);
+    if (stat(real, &st) != 0) {
+        int err = errno;
+        free(real);
+        return fail_errno(fn, path, err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        char reason[IO_REASON_SIZE];
+        snprintf(reason, sizeof reason,
+                 "a symlink to %s (only regular files are written through a symlink)",
+                 kind(st.st_mode));
+        free(real);
+        return fail(fn, path, LUMEN_ERROR_IO, reason);
+    }
+    *target = real;
+    return LUMEN_OK;
+}
+
 lumen_status lumen_io_write(const char *path, lumen_image *img, const lumen_io_options *options) {
     static const char fn[] = "lumen_io_write";
     if (!path) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "path is NULL");
@@ -267,17 +345,24 @@ lumen_status lumen_io_write(const char *path, lumen_image *img, const lumen_io_o
     int bits, quality;
     lumen_status st = prepare(fn, path, img, options, &format, &p, &bits, &quality);
     if (st) return st;
-    size_t size = strlen(path) + 64;
+    char *target; /* path's final target when path is a symlink, else NULL: path itself */
+    if ((st = resolve_target(fn, path, &target))) return st;
+    const char *dest = target ? target : path;
+    size_t size = strlen(dest) + 64;
     char *tmp = malloc(size), reason[IO_REASON_SIZE];
-    if (!tmp) return fail(fn, path, LUMEN_ERROR_OUT_OF_MEMORY, "out of memory");
-    int fd = open_temporary(path, tmp, size);
+    if (!tmp) {
+        free(target);
+        return fail(fn, path, LUMEN_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    int fd = open_temporary(dest, tmp, size);
     if (fd < 0) {
         st = fail_errno(fn, path, errno);
         free(tmp);
+        free(target);
         return st;
     }
     struct stat old;
-    if (stat(path, &old) == 0 && S_ISREG(old.st_mode)) /* keep an existing file's mode */
+    if (stat(dest, &old) == 0 && S_ISREG(old.st_mode)) /* keep an existing file's mode */
         (void)fchmod(fd, old.st_mode & 07777);
     io_sink sink = {.f = fdopen(fd, "wb")};
     if (!sink.f) {
@@ -290,10 +375,11 @@ lumen_status lumen_io_write(const char *path, lumen_image *img, const lumen_io_o
         if (!st && (fflush(sink.f) != 0 || fsync(fileno(sink.f)) != 0))
             st = fail_errno(fn, path, errno ? errno : EIO);
         if (fclose(sink.f) != 0 && !st) st = fail_errno(fn, path, errno ? errno : EIO);
-        if (!st && rename(tmp, path) != 0) st = fail_errno(fn, path, errno);
+        if (!st && rename(tmp, dest) != 0) st = fail_errno(fn, path, errno);
     }
     if (st) unlink(tmp);
     free(tmp);
+    free(target);
     return st ? st : lumen__set_error(LUMEN_OK, NULL);
 }
 

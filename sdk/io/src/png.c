@@ -71,7 +71,7 @@ static void read_fn(png_structp png, png_bytep buf, size_t n) {
     png_error(png, "read failed");
 }
 
-static lumen_status decode(png_ctx *c, lumen_image **out) {
+static lumen_status decode(png_ctx *c, lumen_io_info *info, lumen_image **out) {
     if (setjmp(c->jmp)) {
         png_destroy_read_struct(&c->png, &c->info, NULL);
         free(c->rows);
@@ -99,6 +99,12 @@ static lumen_status decode(png_ctx *c, lumen_image **out) {
     png_set_interlace_handling(c->png);
     png_read_update_info(c->png, c->info);
     int channels = png_get_channels(c->png, c->info);
+    if ((c->status = io_check_size(w, h, channels, c->reason))) png_error(c->png, "size");
+    info->width = (int)w, info->height = (int)h, info->channels = channels;
+    if (!out) { /* probing: the headers only (png_read_info stopped before the image data) */
+        png_destroy_read_struct(&c->png, &c->info, NULL);
+        return LUMEN_OK;
+    }
     unsigned char *px;
     if ((c->status = io_new_image(w, h, channels, &c->img, &px, c->reason)))
         png_error(c->png, "image");
@@ -113,9 +119,9 @@ static lumen_status decode(png_ctx *c, lumen_image **out) {
     return LUMEN_OK;
 }
 
-lumen_status io_png_decode(io_src *src, lumen_image **out, char *reason) {
+lumen_status io_png_decode(io_src *src, lumen_io_info *info, lumen_image **out, char *reason) {
     png_ctx c = {.reason = reason, .src = src};
-    return decode(&c, out);
+    return decode(&c, info, out);
 }
 
 static void write_fn(png_structp png, png_bytep data, size_t n) {

@@ -11,6 +11,12 @@
  * 8-bit); gamma and colour-space chunks are ignored (samples as stored). JPEG: gray and YCbCr
  * (1 or 3 channels); CMYK is refused. Writing picks the format from the path's extension (.png,
  * .jpg, .jpeg, any case) unless options say otherwise; an unknown extension is an error.
+ * A file whose first bytes match the PNG or JPEG signature, however short, is CORRUPT_DATA when
+ * cut short; an empty file, or one matching neither signature, is UNSUPPORTED_FORMAT.
+ *
+ * Decompression bombs: a few hundred bytes can validly declare a huge image (a JPEG of
+ * 8464 x 46111 pixels, 1.2 GB decoded), which lumen_io_read allocates. When files come from
+ * untrusted sources, check width * height with lumen_io_probe before lumen_io_read.
  *
  * Errors (each sets lumen_last_error(), which starts with the function's name and names the
  * file): INVALID_ARGUMENT (NULL pointers, bad options), IO (the file cannot be opened, read or
@@ -54,14 +60,38 @@ typedef struct lumen_io_options {
     int jpeg_quality;       /**< 1 .. 100 (0: 90) */
 } lumen_io_options;
 
+/** What lumen_io_probe finds in a file's headers (since 1.2). */
+typedef struct lumen_io_info {
+    lumen_io_format format; /**< PNG or JPEG (AUTO after a failure) */
+    int width;              /**< in pixels, as lumen_io_read would return (0 after a failure) */
+    int height;             /**< in pixels, as lumen_io_read would return (0 after a failure) */
+    int channels;           /**< 1, 3 or 4, as lumen_io_read would return (0 after a failure) */
+} lumen_io_info;
+
 /** Reads a PNG or JPEG file into a new image (1, 3 or 4 channels, in host memory). *out is NULL
  * on failure; destroy the image with lumen_image_destroy. */
 LUMEN_IO_API lumen_status lumen_io_read(const char *path, lumen_image **out);
 /** The same from size bytes in memory. */
 LUMEN_IO_API lumen_status lumen_io_decode(const void *data, size_t size, lumen_image **out);
 
+/** The format, size and channels of a PNG or JPEG file, from its headers only, without decoding
+ * or allocating the image (since 1.2): check width * height before lumen_io_read when files come
+ * from untrusted sources (decompression bombs). The headers are PNG's up to the image data
+ * (IHDR, and tRNS, which makes 4 channels), JPEG's up to the first scan. Fails as lumen_io_read
+ * would on everything the headers decide: IO, UNSUPPORTED_FORMAT (not PNG or JPEG, CMYK, over
+ * LUMEN_MAX_DIMENSION or LUMEN_MAX_BYTES), CORRUPT_DATA (headers cut short or damaged),
+ * INVALID_ARGUMENT (NULL path or info); on failure *info is zeroed. Success does not promise that
+ * lumen_io_read succeeds: damage or truncation after the headers is found only by decoding. */
+LUMEN_IO_API lumen_status lumen_io_probe(const char *path, lumen_io_info *info);
+/** The same from size bytes in memory (since 1.2): as lumen_io_decode would decode them. */
+LUMEN_IO_API lumen_status lumen_io_probe_memory(const void *data, size_t size, lumen_io_info *info);
+
 /** Writes img (wherever it is: a device image is copied back first) to path; options may be NULL.
- * The file is written under a temporary name beside path and renamed over it when complete. */
+ * The file is written under a temporary name beside path and renamed over it when complete (an
+ * existing file keeps its mode). A path that is a symlink is written through (since 1.2): the
+ * temporary file goes beside the regular file the link finally points to and replaces it, and the
+ * link stays; a dangling symlink, or one to anything but a regular file (a directory, a device),
+ * is an IO error naming path, and nothing is written. */
 LUMEN_IO_API lumen_status lumen_io_write(const char *path, lumen_image *img,
                                          const lumen_io_options *options);
 /** Encodes img into a new buffer: *data (free it with lumen_io_free) of *size bytes. */
