@@ -21,3 +21,16 @@ if (LUMEN_SANITIZE)
                            -fno-omit-frame-pointer -fno-sanitize-recover=all)
     target_link_options(lumen_sanitize INTERFACE -fsanitize=${LUMEN_SANITIZE})
 endif ()
+
+# lumen_shared_library(<target> <version script>): the SONAME version, and on ELF only the version
+# script's symbols leave the library, which must resolve every symbol itself (--no-undefined).
+function(lumen_shared_library target version_script)
+    set_target_properties(${target} PROPERTIES
+                          VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+                          LINK_DEPENDS "${version_script}")
+    set(gnu_elf "$<AND:$<C_COMPILER_ID:GNU,Clang>,$<NOT:$<PLATFORM_ID:Windows,Darwin>>>")
+    target_link_options(${target} PRIVATE "$<${gnu_elf}:LINKER:--version-script=${version_script}>")
+    if (NOT LUMEN_SANITIZE)  # sanitizer runtimes come with the executable
+        target_link_options(${target} PRIVATE "$<${gnu_elf}:LINKER:--no-undefined>")
+    endif ()
+endfunction()
