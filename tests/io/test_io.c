@@ -1,6 +1,7 @@
 /* lumen_io: round trips; decoding of files this test makes with libpng / libjpeg directly,
- * checked against values computed here (PNG) or this test's own libjpeg decode (JPEG); bad files
- * and arguments (status, *out NULL, message, no file left behind); threads.
+ * checked against values computed here (PNG) or this test's own libjpeg decode (JPEG), and probing
+ * them (the same size and channels); bad files and arguments (status, *out NULL, message, no file
+ * left behind), probed too; decompression bombs probed; writing through symlinks; threads.
  * Usage: test_io DIR (a scratch directory, created and emptied). */
 #define _GNU_SOURCE
 #include <stdio.h> /* before jpeglib.h */
@@ -607,8 +608,8 @@ static void test_bad_files(void) {
         expect_bad(good, 0, LUMEN_ERROR_UNSUPPORTED_FORMAT, names[f], 1);
         size_t headers = 0; /* probing succeeds from the first length holding all the headers */
         for (size_t len = 1; len < n; len++) {
-            lumen_status ps = expect_bad(good, len, LUMEN_ERROR_CORRUPT_DATA, names[f],
-                                         len % 8 == 1);
+            lumen_status ps =
+                expect_bad(good, len, LUMEN_ERROR_CORRUPT_DATA, names[f], len % 8 == 1);
             if (ps == LUMEN_OK && !headers) headers = len;
             CHECK((ps == LUMEN_OK) == (headers != 0), "%s cut to %zu: probe %s, OK from %zu",
                   names[f], len, lumen_status_string(ps), headers);
@@ -738,6 +739,98 @@ static void test_bad_files(void) {
     free(jpg);
 }
 
+/* A PNG declaring w x h of colour type `type` (with a tRNS chunk when trns), with no pixels. */
+static size_t bomb_png(uint8_t *png, uint32_t w, uint32_t h, int type, int trns) {
+    uint8_t ihdr[13] = {0}, *o = png;
+    memcpy(o, "\x89PNG\r\n\x1a\n", 8), o += 8;
+    for (int b = 0; b < 4; b++) ihdr[b] = w >> (24 - 8 * b), ihdr[4 + b] = h >> (24 - 8 * b);
+    ihdr[8] = 8, ihdr[9] = type;
+    o += put_chunk(o, "IHDR", ihdr, 13);
+    if (trns) o += put_chunk(o, "tRNS", (const uint8_t *)"\0\1\0\2\0\3", type == 0 ? 2 : 6);
+    o += put_chunk(o, "IDAT", (const uint8_t *)"\x78\x9c", 2);
+    o += put_chunk(o, "IEND", NULL, 0);
+    return o - png;
+}
+
+/* Probing decompression bombs: small files declaring huge images within Lumen's limits give
+ * their size at once, allocating nothing big (checked in a child with 256 MiB more address space
+ * than it has). Probing a missing file, a directory: IO, as reading. */
+static void test_probe(void) {
+    uint8_t pngs[3][128];
+    size_t sizes[3];
+    sizes[0] = bomb_png(pngs[0], 40000, 40000, 0, 0); /* gray: 1.6 GB */
+    sizes[1] = bomb_png(pngs[1], 20000, 20000, 2, 1); /* RGB + tRNS: RGBA, 1.6 GB */
+    sizes[2] = bomb_png(pngs[2], 46111, 8464, 4, 0);  /* gray + alpha: RGBA, 1.56 GB */
+    static const int want[3][3] = {{40000, 40000, 1}, {20000, 20000, 4}, {46111, 8464, 4}};
+    size_t jn; /* the JPEG of the report: 8464 x 46111 RGB (1.17 GB), SOF patched in small.jpg */
+    uint8_t *jpg = read_all(path_of("small.jpg"), &jn);
+    size_t i = 2;
+    while (i + 9 < jn && jpg[i] == 0xff && jpg[i + 1] != 0xc0)
+        i += 2 + (jpg[i + 2] << 8 | jpg[i + 3]);
+    CHECK(i + 9 < jn && jpg[i + 1] == 0xc0, "no SOF0");
+    jpg[i + 5] = 46111 >> 8, jpg[i + 6] = 46111 & 255, jpg[i + 7] = 8464 >> 8,
+            jpg[i + 8] = 8464 & 255;
+    for (int k = 0; k < 4; k++) {
+        const uint8_t *d = k < 3 ? pngs[k] : jpg;
+        size_t n = k < 3 ? sizes[k] : jn;
+        int w = k < 3 ? want[k][0] : 8464, h = k < 3 ? want[k][1] : 46111,
+            c = k < 3 ? want[k][2] : 3;
+        lumen_io_format format = k < 3 ? LUMEN_IO_FORMAT_PNG : LUMEN_IO_FORMAT_JPEG;
+        lumen_io_info info = {0}, finfo = {0};
+        double t0 = now();
+        CHECK_OK(lumen_io_probe_memory(d, n, &info));
+        double t = now() - t0;
+        CHECK(t < 0.5, "bomb %d: probe took %.2f s", k, t);
+        CHECK(info.format == format && info.width == w && info.height == h && info.channels == c,
+              "bomb %d (%zu bytes): %dx%dx%d, want %dx%dx%d", k, n, info.width, info.height,
+              info.channels, w, h, c);
+        const char *p = path_of("bomb");
+        write_all(p, d, n);
+        CHECK_OK(lumen_io_probe(p, &finfo));
+        CHECK(memcmp(&info, &finfo, sizeof info) == 0, "bomb %d: file", k);
+    }
+    long pages = 0;
+    FILE *statm = fopen("/proc/self/statm", "r");
+    if (statm && fscanf(statm, "%ld", &pages) == 1) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct rlimit as = {(rlim_t)pages * sysconf(_SC_PAGESIZE) + (256l << 20),
+                                RLIM_INFINITY};
+            if (setrlimit(RLIMIT_AS, &as)) _exit(77);
+            lumen_io_info info;
+            int bad = 0;
+            for (int k = 0; k < 3; k++) bad += lumen_io_probe_memory(pngs[k], sizes[k], &info) != 0;
+            bad += lumen_io_probe_memory(jpg, jn, &info) != 0;
+            bad += lumen_io_probe(path_of("bomb"), &info) != 0;
+            _exit(bad);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "bombs probed with 256 MiB address space: status %d", status);
+    }
+    if (statm) fclose(statm);
+    free(jpg);
+    /* Over the limits: unsupported, as reading (also checked in test_bad_files). */
+    uint8_t png[128];
+    expect_bad(png, bomb_png(png, 46341, 46341, 0, 0), LUMEN_ERROR_UNSUPPORTED_FORMAT,
+               "gray over LUMEN_MAX_BYTES", 1);
+    expect_bad(png, bomb_png(png, 23171, 23171, 2, 1), LUMEN_ERROR_UNSUPPORTED_FORMAT,
+               "RGB + tRNS over LUMEN_MAX_BYTES as RGBA", 1);
+    /* Missing file, directory: IO with the system's reason. */
+    lumen_io_info info = {LUMEN_IO_FORMAT_PNG, 1, 1, 1};
+    CHECK_FAIL(lumen_io_probe(path_of("nonexistent.png"), &info), LUMEN_ERROR_IO, NULL,
+               "lumen_io_probe");
+    CHECK(strstr(lumen_last_error(), "nonexistent.png: No such file or directory"), "%s",
+          lumen_last_error());
+    check_probe_failed(&info, "lumen_io_probe", "nonexistent");
+    info = (lumen_io_info){LUMEN_IO_FORMAT_PNG, 1, 1, 1};
+    CHECK_FAIL(lumen_io_probe(dir, &info), LUMEN_ERROR_IO, NULL, "lumen_io_probe");
+    CHECK(strstr(lumen_last_error(), "Is a directory"), "%s", lumen_last_error());
+    check_probe_failed(&info, "lumen_io_probe", "directory");
+}
+
 static void test_write_errors(void) {
     t_image t = t_image_new(333, 211, 3, 0, 1);
     /* Unknown extension, none: unsupported, nothing created. */
@@ -787,6 +880,66 @@ static void test_write_errors(void) {
     CHECK(t_same_pixels(img, t.img), "replaced file");
     lumen_image_destroy(img);
     CHECK(temporaries() == 0, "temporary file left behind");
+    /* Through a symlink (relative, to a file in a subdirectory, through another link): the link
+     * stays, its final target is replaced (its mode kept), no temporary file left anywhere. */
+    mkdir(path_of("sub"), 0777);
+    char real[4200];
+    snprintf(real, sizeof real, "%s", path_of("sub/real.png"));
+    write_all(real, "old content", 11);
+    chmod(real, 0604);
+    CHECK(symlink("sub/real.png", path_of("link.png")) == 0, "symlink: %s", strerror(errno));
+    CHECK(symlink("link.png", path_of("link2.jpg")) == 0, "symlink: %s", strerror(errno));
+    for (int k = 0; k < 2; k++) {
+        const char *link = path_of(k ? "link2.jpg" : "link.png"),
+                   *to = k ? "link.png" : "sub/real.png";
+        CHECK_OK(lumen_io_write(link, t.img, &(lumen_io_options){.format = LUMEN_IO_FORMAT_PNG}));
+        char buf[256] = {0};
+        CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode) &&
+                  readlink(link, buf, sizeof buf - 1) > 0 && strcmp(buf, to) == 0,
+              "%s: link replaced ('%s')", link, buf);
+        CHECK(lstat(real, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0604,
+              "target: mode %o", st.st_mode & 0777);
+        img = NULL;
+        CHECK_OK(lumen_io_read(real, &img));
+        CHECK(t_same_pixels(img, t.img), "target not written through %s", link);
+        lumen_image_destroy(img);
+        CHECK(temporaries() == 0, "temporary file left behind");
+        DIR *sd = opendir(path_of("sub"));
+        int files = 0;
+        for (struct dirent *e; sd && (e = readdir(sd));)
+            files += e->d_name[0] != '.' || strstr(e->d_name, ".lumen-");
+        if (sd) closedir(sd);
+        CHECK(files == 1, "%d files in sub, want 1", files);
+        write_all(real, "old content", 11);
+    }
+    /* A dangling symlink, a symlink to a directory, a loop: IO naming the path, nothing written. */
+    static const char *const links[][3] = {
+        {"dangling.png", "missing-target.png", "a symlink to a file that does not exist"},
+        {"dirlink.png", "sub", "a symlink to a directory"},
+        {"loop.png", "loop.png", "Too many levels of symbolic links"}};
+    for (int k = 0; k < 3; k++) {
+        const char *link = path_of(links[k][0]);
+        CHECK(symlink(links[k][1], link) == 0, "symlink: %s", strerror(errno));
+        CHECK_FAIL(lumen_io_write(link, t.img, NULL), LUMEN_ERROR_IO, NULL, "lumen_io_write");
+        char want[4200];
+        snprintf(want, sizeof want, "lumen_io_write: %s: %s", link, links[k][2]);
+        CHECK(strncmp(lumen_last_error(), want, strlen(want)) == 0, "'%s', want '%s'",
+              lumen_last_error(), want);
+        char buf[256] = {0};
+        CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode) &&
+                  readlink(link, buf, sizeof buf - 1) > 0 && strcmp(buf, links[k][1]) == 0,
+              "%s: link changed", link);
+        CHECK(temporaries() == 0, "temporary file left behind");
+        unlink(link);
+    }
+    CHECK(!exists(path_of("missing-target.png")), "dangling symlink's target created");
+    CHECK(stat(path_of("sub"), &st) == 0 && S_ISDIR(st.st_mode), "directory replaced");
+    size_t subn;
+    uint8_t *subd = read_all(real, &subn);
+    CHECK(subn == 11 && memcmp(subd, "old content", 11) == 0, "target changed by failed writes");
+    free(subd);
+    unlink(path_of("link.png")), unlink(path_of("link2.jpg")), unlink(real);
+    CHECK(rmdir(path_of("sub")) == 0, "sub not empty: %s", strerror(errno));
     /* A name of 250 bytes (the temporary file's name must fit too). */
     char name[251];
     memset(name, 'n', 246), strcpy(name + 246, ".png");
@@ -808,6 +961,16 @@ static void test_arguments(void) {
                "lumen_io_decode");
     CHECK_FAIL(lumen_io_decode(&byte, 1, NULL), LUMEN_ERROR_INVALID_ARGUMENT, NULL,
                "lumen_io_decode");
+    lumen_io_info info = {LUMEN_IO_FORMAT_PNG, 1, 1, 1};
+    CHECK_FAIL(lumen_io_probe(NULL, &info), LUMEN_ERROR_INVALID_ARGUMENT, NULL, "lumen_io_probe");
+    check_probe_failed(&info, "lumen_io_probe", "probe NULL path");
+    CHECK_FAIL(lumen_io_probe(p, NULL), LUMEN_ERROR_INVALID_ARGUMENT, NULL, "lumen_io_probe");
+    info = (lumen_io_info){LUMEN_IO_FORMAT_PNG, 1, 1, 1};
+    CHECK_FAIL(lumen_io_probe_memory(NULL, 10, &info), LUMEN_ERROR_INVALID_ARGUMENT, NULL,
+               "lumen_io_probe_memory");
+    check_probe_failed(&info, "lumen_io_probe_memory", "probe_memory NULL data");
+    CHECK_FAIL(lumen_io_probe_memory(&byte, 1, NULL), LUMEN_ERROR_INVALID_ARGUMENT, NULL,
+               "lumen_io_probe_memory");
     CHECK_FAIL(lumen_io_write(NULL, t.img, NULL), LUMEN_ERROR_INVALID_ARGUMENT, NULL,
                "lumen_io_write");
     CHECK_FAIL(lumen_io_write(p, NULL, NULL), LUMEN_ERROR_INVALID_ARGUMENT, NULL, "lumen_io_write");
@@ -900,6 +1063,7 @@ int main(int argc, char **argv) {
     test_png_decoding();
     test_jpeg();
     test_bad_files();
+    test_probe();
     test_write_errors();
     test_arguments();
     test_threads();
