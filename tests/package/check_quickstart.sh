@@ -29,3 +29,10 @@ line=$(printf '%s\n' "$quick" | sed -n 's/.*`\(cc photo\.c .*-o photo\)`.*/\1/p'
 (cd "$work" && PKG_CONFIG_PATH=$(dirname "$(find "$prefix" -name lumen-io.pc)") sh -c "$line") ||
     fail "$line"
 echo "ok: $line"
+# The same program on the static libraries, through lumen-io-static.pc: runs with no liblumen*.so.
+(cd "$work" && PKG_CONFIG_PATH=$(dirname "$(find "$prefix" -name lumen-io.pc)") sh -c \
+    'cc photo.c $(pkg-config --cflags --libs lumen-io-static) -o photo-static' &&
+    ./photo-static "$prefix/share/doc/lumen/examples/photo/sample.png" static.png) ||
+    fail "photo with lumen-io-static.pc"
+! ldd "$work/photo-static" | grep -q liblumen || fail "photo-static needs a liblumen*.so"
+echo "ok: photo built with lumen-io-static.pc runs without liblumen*.so"
