@@ -29,7 +29,7 @@ void pc_grayscale(pc_img s, pc_img d) {
         const uint8_t *in = ROW(s, y);
         uint8_t *out = ROW(d, y);
         for (int x = 0; x < s.w; x++) {
-            const uint8_t *p = in + 3 * x;
+            const uint8_t *p = in + (size_t)s.c * x; /* RGB or RGBA (alpha ignored) */
             out[x] = (uint8_t)((77u * p[0] + 150u * p[1] + 29u * p[2] + 128u) >> 8);
         }
     }
