@@ -11,10 +11,16 @@ public:
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
-        Var c("c"), x("x"), y("y");
-        Func wide("wide");  // the row widened to u16
-        wide(c, x, y) = cast<uint16_t>(input(c, x, y));
-        auto in = [&](int ch) { return wide(ch, x, y); };
+        Var c("c"), x("x"), y("y"), i("i");
+        bool gpu = get_target().has_gpu_feature();
+        // CPU: each row widened to u16 as one flat vector of all its channels (alpha too, so the
+        // row is read densely: a channels 0..2 region of RGBA rows became a gather).
+        Expr channels = input.dim(0).extent();
+        Func wide("wide");
+        wide(i, y) = cast<uint16_t>(input(i % channels, i / channels, y));
+        auto in = [&](int ch) {
+            return gpu ? cast<uint16_t>(input(ch, x, y)) : wide(x * channels + ch, y);
+        };
         Expr luma = (77 * in(0) + 150 * in(1) + 29 * in(2) + 128) >> 8;
         output(c, x, y) = cast<uint8_t>(luma);
 
@@ -24,13 +30,12 @@ public:
         lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
                                     get_target(), c, x, y, natural_vector_size<uint16_t>() * 2,
                                     {3, 4});
-        if (!get_target().has_gpu_feature()) {
+        if (!gpu) {
             // x86 has no byte shuffle for stride-3 loads below AVX512-VBMI, so LLVM moves bytes
             // one at a time (vpextrb/vpinsrb); widen each row first (dense), then deinterleave
             // 16-bit lanes (vpermt2w).
-            Var cx("cx");
-            wide.compute_at(output, Var("yi")).reorder(c, x, y).fuse(c, x, cx)
-                .vectorize(cx, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
+            wide.compute_at(output, Var("yi"))
+                .vectorize(i, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
         }
     }
 };
