@@ -26,10 +26,10 @@ constexpr int kRowsPerTask = 64;
 // In-place pipelines need x_tail = GuardWithIf: ShiftInwards recomputes (rereads) some pixels.
 // fuse_cx (point ops): on the CPU, channels and x become one dense loop "cx" (the interleaved
 // row), vectorized as a whole: no strided loads or stores.
-inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
-                                 Var y, int vec, std::vector<int> counts = {1, 3, 4},
-                                 TailStrategy x_tail = TailStrategy::ShiftInwards,
-                                 bool fuse_cx = false) {
+template <typename F>
+void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, Var c, Var x, Var y,
+                               int vec, std::vector<int> counts, TailStrategy x_tail,
+                               bool fuse_cx) {
     Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi"), cx("cx");
     for (int k : counts) {
         Stage s = f.specialize(channels == k);
@@ -50,7 +50,21 @@ inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target
             s.unroll(c);
         }
     }
+}
+
+inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
+                                 Var y, int vec, std::vector<int> counts = {1, 3, 4},
+                                 TailStrategy x_tail = TailStrategy::ShiftInwards,
+                                 bool fuse_cx = false) {
+    schedule_interleaved_impl(f, channels, width, t, c, x, y, vec, counts, x_tail, fuse_cx);
     f.specialize_fail("lumen: unsupported channel count");
+}
+
+inline void schedule_interleaved_stage(Stage s, Expr channels, Expr width, const Target &t, Var c,
+                                       Var x, Var y, int vec) {
+    schedule_interleaved_impl(s, channels, width, t, c, x, y, vec, {1, 3, 4},
+                              TailStrategy::ShiftInwards, false);
+    s.specialize_fail("lumen: unsupported channel count");
 }
 
 }  // namespace lumen

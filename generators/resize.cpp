@@ -31,16 +31,40 @@ public:
         Func v("v");  // Q11 blend of the two source rows, at full input width
         v(c, x, y) = wy0 * in(ys(y)[0]) + wy1 * in(ys(y)[1]);
         Expr sum = wx0 * v(c, at(xs(x)[0]), y) + wx1 * v(c, at(xs(x)[1]), y);
-        output(c, x, y) = cast<uint8_t>((sum + (1 << 21)) >> 22);
+        Expr general = cast<uint8_t>((sum + (1 << 21)) >> 22);
+
+        // Exact halving (in = 2 out both ways), the common thumbnail case: taps 2x, 2x + 1 and
+        // weights 1024 each way, so the formula is exactly (p00 + p01 + p10 + p11 + 2) >> 2. On
+        // the CPU it gets dense code instead of the general path's gathers: the two source rows
+        // summed (u16, one flat row of all channels), then neighbouring pixels.
+        Expr channels = input.dim(0).extent();
+        Expr halving =
+            input.dim(1).extent() == 2 * out_width && input.dim(2).extent() == 2 * out_height;
+        Var j("j");
+        Func pair("pair");
+        auto flat = [&](Expr jj, Expr yy) {
+            return cast<uint16_t>(input(jj % channels, jj / channels, yy));
+        };
+        pair(j, y) = flat(j, 2 * y) + flat(j, 2 * y + 1);
+        Expr quad = pair(2 * x * channels + c, y) + pair((2 * x + 1) * channels + c, y);
+        bool gpu = get_target().has_gpu_feature();
+        output(c, x, y) = gpu ? general : select(halving, cast<uint8_t>((quad + 2) >> 2), general);
 
         lumen::interleaved(input);
         lumen::interleaved(output);
         output.dim(0).set_extent(input.dim(0).extent());
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
+        if (!gpu) {
+            Stage half = output.specialize(halving);
+            lumen::schedule_interleaved_stage(half, channels, output.dim(1).extent(), get_target(),
+                                              c, x, y, natural_vector_size<uint16_t>());
+            pair.compute_at(output, Var("yi"))
+                .vectorize(j, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
+        }
         lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
                                     get_target(), c, x, y, natural_vector_size<int32_t>());
-        if (!get_target().has_gpu_feature()) {  // on a GPU, v is inlined: the formula as written
+        if (!gpu) {  // on a GPU, v is inlined: the formula as written
             xs.compute_root();
             ys.compute_root();
             // One blended row per output row, channels and x fused into dense vectors; the

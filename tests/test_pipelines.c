@@ -83,11 +83,21 @@ static void check_pipeline(pipe p) {
             check_case(p, w, h, c, pad, ow, oh, a, b);
         }
     }
+    if (p == T_RESIZE) { /* exact halving (a fast path on the CPU), and halving one way only */
+        static const int halves[][4] = {{2, 2, 1, 1},     {34, 18, 17, 9},  {202, 128, 101, 64},
+                                        {64, 65, 32, 32}, {66, 40, 33, 21}, {7, 4, 3, 2}};
+        for (size_t i = 0; i < sizeof halves / sizeof *halves; i++)
+            for (int c = 1; c <= 4; c++)
+                if (c != 2)
+                    check_case(p, halves[i][0], halves[i][1], c, (int)(i % 2) * 5, halves[i][2],
+                               halves[i][3], 0, 0);
+    }
     if (getenv("LUMEN_TEST_QUICK")) return; /* e.g. under valgrind */
     /* Full HD, padded rows; resize goes down, then up. */
     int c = p == T_SOBEL ? 1 : p == T_GRAYSCALE ? 4 : 3;
     float a = p == T_LEVELS ? 1.3f : 2.0f, b = p == T_LEVELS ? -20.0f : 1.5f;
     check_case(p, 1920, 1080, c, 8, p == T_RESIZE ? 640 : 1920, p == T_RESIZE ? 360 : 1080, a, b);
+    if (p == T_RESIZE) check_case(p, 1920, 1080, 4, 8, 960, 540, a, b);
     if (p == T_RESIZE) check_case(p, 640, 480, c, 0, 1001, 733, a, b);
 }
 
