@@ -142,25 +142,24 @@ md.append("")
 point = [r for r in rows if r["section"] == "pointop"]
 disp = [r for r in rows if r["section"] == "dispatch"]
 md += ["| goal | " + " | ".join(variants) + " |", "|---" * (1 + len(variants)) + "|"]
-cells = []
-for v in variants:
-    p = [r for r in point if r["variant"] == v]
-    if p:
-        w = min(p, key=lambda r: float(r["fraction"]))
-        cells.append(f"worst **{float(w['fraction']):.2f}** ({w['name']} {w['format']}, {w['threads']} thr): "
-                     + ("pass" if float(w["fraction"]) >= GOAL_ROOF else "FAIL"))
-    else:
-        cells.append("")
+def goal_cells(section_rows, worst, text, met):
+    """One cell per variant: the worst row of section_rows, its text and pass or FAIL."""
+    cells = []
+    for v in variants:
+        rs = [r for r in section_rows if r["variant"] == v]
+        w = worst(rs) if rs else None
+        cells.append(f"worst **{text(w)}: " + ("pass" if met(w) else "FAIL") if w else "")
+    return cells
+
+
+cells = goal_cells(point, lambda rs: min(rs, key=lambda r: float(r["fraction"])),
+                   lambda r: f"{float(r['fraction']):.2f}** ({r['name']} {r['format']}, "
+                             f"{r['threads']} thr)",
+                   lambda r: float(r["fraction"]) >= GOAL_ROOF)
 md.append(f"| point ops vs memory roofline >= {GOAL_ROOF:.0%} | " + " | ".join(cells) + " |")
-cells = []
-for v in variants:
-    d = [r for r in disp if r["variant"] == v]
-    if d:
-        w = max(d, key=lambda r: float(r["value"]))
-        cells.append(f"worst **{float(w['value']):.0f} ns** ({w['size']}, {w['threads']} thr): "
-                     + ("pass" if float(w["value"]) <= GOAL_NS else "FAIL"))
-    else:
-        cells.append("")
+cells = goal_cells(disp, lambda rs: max(rs, key=lambda r: float(r["value"])),
+                   lambda r: f"{float(r['value']):.0f} ns** ({r['size']}, {r['threads']} thr)",
+                   lambda r: float(r["value"]) <= GOAL_NS)
 md.append(f"| dispatch overhead <= {GOAL_NS:.0f} ns/call | " + " | ".join(cells) + " |")
 md.append("")
 
