@@ -34,3 +34,16 @@ function(lumen_shared_library target version_script)
         target_link_options(${target} PRIVATE "$<${gnu_elf}:LINKER:--no-undefined>")
     endif ()
 endfunction()
+
+# lumen_aliases(<name> <target>): Lumen::<name>_shared and Lumen::<name>_static for <target>_shared
+# and <target>_static, and Lumen::<name> for the one BUILD_SHARED_LIBS picks (shared if unset),
+# as the installed package names them.
+function(lumen_aliases name target)
+    add_library(Lumen::${name}_shared ALIAS ${target}_shared)
+    add_library(Lumen::${name}_static ALIAS ${target}_static)
+    if (BUILD_SHARED_LIBS OR NOT DEFINED BUILD_SHARED_LIBS)
+        add_library(Lumen::${name} ALIAS ${target}_shared)
+    else ()
+        add_library(Lumen::${name} ALIAS ${target}_static)
+    endif ()
+endfunction()

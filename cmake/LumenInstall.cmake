@@ -55,6 +55,20 @@ if (LUMEN_BUILD_DOCS)
     add_custom_target(lumen_docs ALL DEPENDS "${PROJECT_BINARY_DIR}/doc/html/index.html")
 endif ()
 
+# <name>_shared and <name>_static into the layout's export sets (one per flavour): the shared
+# library in component <runtime>; its namelink, import library and the static one in <dev>.
+function(lumen__install_library layout libdir exclude name runtime dev)
+    install(TARGETS ${name}_shared EXPORT LumenSharedTargets-${layout}
+            RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT ${runtime} ${exclude}
+            LIBRARY DESTINATION "${libdir}" COMPONENT ${runtime} ${exclude}
+                    NAMELINK_COMPONENT ${dev}
+            ARCHIVE DESTINATION "${libdir}" COMPONENT ${dev} ${exclude}
+            INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+    install(TARGETS ${name}_static EXPORT LumenStaticTargets-${layout}
+            ARCHIVE DESTINATION "${libdir}" COMPONENT ${dev} ${exclude}
+            INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+endfunction()
+
 # lumen_install_layout(<layout> LIBDIR <dir> [EXCLUDE_FROM_ALL]
 #                      RUNTIME <c> IO <c> DEVELOPMENT <c> IO_DEVELOPMENT <c> TOOLS <c>)
 # The same files in both layouts, each in the component given for its kind.
@@ -70,29 +84,14 @@ function(lumen_install_layout layout)
     set(out "${PROJECT_BINARY_DIR}/install-${layout}")
 
     # The libraries, in one export set per flavour (lumen_io's targets beside the core's).
-    install(TARGETS lumen_shared EXPORT LumenSharedTargets-${layout}
-            RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT ${arg_RUNTIME} ${x}
-            LIBRARY DESTINATION "${libdir}" COMPONENT ${arg_RUNTIME} ${x}
-                    NAMELINK_COMPONENT ${arg_DEVELOPMENT}
-            ARCHIVE DESTINATION "${libdir}" COMPONENT ${arg_DEVELOPMENT} ${x}
-            INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-    install(TARGETS lumen_static EXPORT LumenStaticTargets-${layout}
-            ARCHIVE DESTINATION "${libdir}" COMPONENT ${arg_DEVELOPMENT} ${x}
-            INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+    lumen__install_library(${layout} "${libdir}" "${x}" lumen ${arg_RUNTIME} ${arg_DEVELOPMENT})
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/sdk/include/lumen" "${PROJECT_BINARY_DIR}/sdk/include/lumen"
             DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT ${arg_DEVELOPMENT} ${x}
             FILES_MATCHING PATTERN "*.h")
     set(pcs lumen lumen-static)
     if (TARGET lumen_io_shared)
-        install(TARGETS lumen_io_shared EXPORT LumenSharedTargets-${layout}
-                RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT ${arg_IO} ${x}
-                LIBRARY DESTINATION "${libdir}" COMPONENT ${arg_IO} ${x}
-                        NAMELINK_COMPONENT ${arg_IO_DEVELOPMENT}
-                ARCHIVE DESTINATION "${libdir}" COMPONENT ${arg_IO_DEVELOPMENT} ${x}
-                INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-        install(TARGETS lumen_io_static EXPORT LumenStaticTargets-${layout}
-                ARCHIVE DESTINATION "${libdir}" COMPONENT ${arg_IO_DEVELOPMENT} ${x}
-                INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+        lumen__install_library(${layout} "${libdir}" "${x}" lumen_io ${arg_IO}
+                               ${arg_IO_DEVELOPMENT})
         install(FILES "${PROJECT_SOURCE_DIR}/sdk/io/include/lumen/lumen_io.h"
                 DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/lumen" COMPONENT ${arg_IO_DEVELOPMENT} ${x})
         list(APPEND pcs lumen-io lumen-io-static)

@@ -183,19 +183,25 @@ static lumen_status open_for_reading(const char *fn, const char *path, FILE **f)
     return LUMEN_OK;
 }
 
+/* Decodes (out) or probes (out NULL) the file at path. */
+static lumen_status decode_file(const char *fn, const char *path, lumen_io_info *info,
+                                lumen_image **out) {
+    FILE *f;
+    lumen_status status = open_for_reading(fn, path, &f);
+    if (status) return status;
+    io_src src = {.f = f};
+    status = decode(fn, path, &src, info, out);
+    fclose(f);
+    return status;
+}
+
 lumen_status lumen_io_read(const char *path, lumen_image **out) {
     static const char fn[] = "lumen_io_read";
     if (out) *out = NULL;
     if (!path) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "path is NULL");
     if (!out) return fail(fn, path, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
-    FILE *f;
-    lumen_status status = open_for_reading(fn, path, &f);
-    if (status) return status;
-    io_src src = {.f = f};
     lumen_io_info info;
-    status = decode(fn, path, &src, &info, out);
-    fclose(f);
-    return status;
+    return decode_file(fn, path, &info, out);
 }
 
 lumen_status lumen_io_decode(const void *data, size_t size, lumen_image **out) {
@@ -213,13 +219,7 @@ lumen_status lumen_io_probe(const char *path, lumen_io_info *info) {
     if (info) memset(info, 0, sizeof *info);
     if (!path) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "path is NULL");
     if (!info) return fail(fn, path, LUMEN_ERROR_INVALID_ARGUMENT, "info is NULL");
-    FILE *f;
-    lumen_status status = open_for_reading(fn, path, &f);
-    if (status) return status;
-    io_src src = {.f = f};
-    status = decode(fn, path, &src, info, NULL);
-    fclose(f);
-    return status;
+    return decode_file(fn, path, info, NULL);
 }
 
 lumen_status lumen_io_probe_memory(const void *data, size_t size, lumen_io_info *info) {
