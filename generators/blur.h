@@ -1,10 +1,16 @@
-// The separable integer Gaussian shared by gaussian_blur and unsharp_mask.
-// Taps w[0..2r] are Q14 (they sum to 16384), computed by the C wrapper (see sdk/src/kernel.c):
-//   h = (sum_k w[k] * in(x + k - r) + 32) >> 6          (u16, 8 fractional bits)
-//   out = (sum_k w[k] * h(y + k - r) + (1 << 21)) >> 22  (u8)
-// Borders clamp to the edge. The taps are symmetric (w[r - j] = w[r + j], as kernel.c makes
-// them), so each sum is computed as w[r] * p(0) + sum_j w[r + j] * (p(-j) + p(+j)): half the
-// multiplies, the same exact integers.
+// The separable integer Gaussian shared by gaussian_blur and unsharp_mask, all in 16-bit lanes.
+// Taps w[0..2r] are Q16 (they sum to 65536) and symmetric (w[r - j] = w[r + j]), computed by the
+// C wrapper (sdk/src/kernel.c). With mulhi(a, b) = (a * b) >> 16 (u16; one vpmulhuw) and
+// comp = (r + 1) >> 1 (half the r + 1 truncated terms, so the sums are not biased low):
+//   s(x)  = in(x) << 7                                                   (u16, Q7)
+//   h     = comp + mulhi(s(x), w[r]) + sum_{j=1..r} mulhi(s(x - j) + s(x + j), w[r + j])   (Q7)
+//   v     = comp + mulhi(h(y), w[r]) + sum_{j=1..r} mulhi(h(y - j) + h(y + j), w[r + j])   (Q7)
+//   out   = min((v + 64) >> 7, 255)                                        (u8)
+// Borders clamp to the edge. No sum overflows 16 bits: h, v <= 32640 + comp, pairs <= 65328.
+// On the CPU each row is one flat signal of channels * width values (i = channels * x + c; a
+// horizontal tap j is i +- channels * j), so every vector load and store is dense for 1, 3 and 4
+// channels: no deinterleave, no strided or byte-by-byte stores. GPU threads index (c, x, y), as
+// a flat index would cost a division per tap there. Same integers either way.
 #pragma once
 
 #include "common.h"
@@ -12,27 +18,51 @@
 namespace lumen {
 
 struct GaussianBlur {
-    Func hsum{"hsum"}, hx{"hx"}, vsum{"vsum"}, out{"blurred"};
-    Func clamped;
+    // Output rows per iteration of the CPU schedule's row loop: the vertical taps load each hx
+    // row once for both (L2 bandwidth bounds that pass).
+    static constexpr int kRows = 2;
+    Func src{"src"}, hsum{"hsum"}, hx{"hx"}, vsum{"vsum"};
+    Var c{"c"}, x{"x"}, i{"i"}, y{"y"};
     RDom r;
+    Expr channels, radius;
+    bool flat;
 
-    GaussianBlur(Func clamped_, Func w, Expr radius, Var c, Var x, Var y)
-        : clamped(clamped_), r(1, radius, "r") {
-        auto in = [&](Expr xx) { return cast<uint32_t>(clamped(c, xx, y)); };
-        hsum(c, x, y) = cast<uint32_t>(w(radius)) * in(x);
-        hsum(c, x, y) += cast<uint32_t>(w(radius + r)) * (in(x - r) + in(x + r));
-        hx(c, x, y) = cast<uint16_t>((hsum(c, x, y) + 32) >> 6);
-        auto h = [&](Expr yy) { return cast<uint32_t>(hx(c, x, yy)); };
-        vsum(c, x, y) = cast<uint32_t>(w(radius)) * h(y);
-        vsum(c, x, y) += cast<uint32_t>(w(radius + r)) * (h(y - r) + h(y + r));
-        out(c, x, y) = cast<uint8_t>((vsum(c, x, y) + (1 << 21)) >> 22);
+    // input(c, x, y): interleaved u8; flat: the CPU layout (Funcs of (i, y)), else (c, x, y).
+    GaussianBlur(Func input, Expr channels, Expr width, Expr height, Func w, Expr radius, bool flat)
+        : r(1, radius, "r"), channels(channels), radius(radius), flat(flat) {
+        Expr comp = cast<uint16_t>((radius + 1) / 2);
+        auto mulhi = [](Expr a, Expr b) { return mul_shift_right(a, b, 16); };
+        auto at = [&](Func f, Expr dx, Expr dy) {
+            return flat ? f(i + channels * dx, y + dy) : f(c, x + dx, y + dy);
+        };
+        std::vector<Var> a = flat ? std::vector<Var>{i, y} : std::vector<Var>{c, x, y};
+        // Clamp-to-edge keeps the channel; likely() lets Halide peel the edges off so the
+        // interior is a dense copy.
+        auto xc = [&](Expr xx) { return clamp(likely(xx), 0, width - 1); };
+        Expr yc = clamp(likely(y), 0, height - 1);
+        Expr in = flat ? input(i % channels, xc(i / channels), yc) : input(c, xc(x), yc);
+        src(a) = cast<uint16_t>(in) << 7;
+        hsum(a) = comp + mulhi(at(src, 0, 0), w(radius));
+        hsum(a) += mulhi(at(src, -r, 0) + at(src, r, 0), w(radius + r));
+        hx(a) = hsum(a);
+        vsum(a) = comp + mulhi(at(hx, 0, 0), w(radius));
+        vsum(a) += mulhi(at(hx, 0, -r) + at(hx, 0, r), w(radius + r));
     }
 
-    // Schedules the producers of `output`, which schedule_interleaved has scheduled.
-    void schedule(Func output, const Target &t, Var c, Var x, Var y, int vec) {
+    // The unrounded blur (Q7, u16) and the blur (u8) at channel cc of pixel (xx, yy).
+    Expr q7(Expr cc, Expr xx, Expr yy) {
+        return flat ? vsum(channels * xx + cc, yy) : vsum(cc, xx, yy);
+    }
+    Expr u8(Expr cc, Expr xx, Expr yy) {
+        return cast<uint8_t>(min((q7(cc, xx, yy) + 64) >> 7, 255));
+    }
+
+    // Schedules the producers of `output` (c, x, y), which schedule_interleaved has scheduled
+    // (CPU: with fuse_cx, one dense loop "cx" per row).
+    void schedule(Func output, const Target &t, int vec) {
         if (t.has_gpu_feature()) {
             // The horizontal pass per block of the output's 32x8 tiles, in the block's shared
-            // (local) memory: 32 x (8 + 2 radius) values per channel, by the block's 32x8
+            // (local) memory: 32 x (8 + 2 radius) values per channel, by the block's 32 x 8
             // threads, (8 + 2 radius) / 8 rows each. No full-size intermediate, so any image
             // that fits in the device runs (a root hx needed twice the image in one buffer).
             Var yi("yi"), ys("ys");
@@ -46,21 +76,28 @@ struct GaussianBlur {
             vsum.compute_at(output, Var("xt"));
             return;
         }
-        // Planar intermediates (x innermost) so every vector op is dense: each input row is
-        // deinterleaved and clamp-padded once (the taps then read it with no clamps or
-        // shuffles); hx slides down each strip of rows, one new row per output row.
-        std::vector<Var> a = clamped.args();  // repeat_edge's own (c, x, y)
-        clamped.compute_at(hx, y).reorder_storage(a[1], a[0], a[2]).reorder(a[1], a[0], a[2])
-            .vectorize(a[1], vec);
-        hx.store_at(output, Var("yo"))
-            .compute_at(output, Var("yi"))
-            .reorder_storage(x, c, y)
-            .reorder(x, c, y)
-            .vectorize(x, vec);
-        hsum.compute_at(hx, x).reorder_storage(x, c, y).vectorize(x);
-        hsum.update().reorder(x, c, r).vectorize(x);
-        vsum.compute_at(output, x).reorder_storage(x, c, y).vectorize(x);
-        vsum.update().reorder(x, c, r).vectorize(x);
+        // Each input row is widened and clamp-padded once (the taps then read it with no
+        // clamps); hx slides down each strip of rows, kRows new rows per iteration.
+        src.compute_at(hx, y).vectorize(i, vec);
+        hx.store_at(output, Var("yo")).compute_at(output, Var("yi")).vectorize(i, vec);
+        hsum.compute_at(hx, y).vectorize(i, vec);
+        taps(hsum.update(), vec);
+        // kRows rows of vsum per iteration, not per vector of the fused loop "cx": bounds
+        // inference cannot see that channels * (cx / channels) + cx % channels is cx (36
+        // predicated lanes per 32 for RGB).
+        vsum.compute_at(output, Var("yi")).vectorize(i, vec);
+        taps(vsum.update(), vec);
+    }
+
+    // A row's tap loop: per vector of the row, all taps (one accumulator in a register); the
+    // common small radii (sigma <= 2.67) unrolled, without the loop's exit branch per vector.
+    void taps(Stage s, int vec) {
+        Var io("io"), ii("ii");
+        for (int k = 2; k <= 8; k++) {
+            s.specialize(radius == k).split(i, io, ii, vec).reorder(ii, y, r, io).vectorize(ii)
+                .unroll(y).unroll(r);
+        }
+        s.split(i, io, ii, vec).reorder(ii, y, r, io).vectorize(ii).unroll(y);
     }
 };
 

@@ -25,11 +25,13 @@ constexpr int kRowsPerTask = 64;
 // of threads (block loops "xo" / "yo", thread loops "xt" / "yt"), channels unrolled per thread.
 // In-place pipelines need x_tail = GuardWithIf: ShiftInwards recomputes (rereads) some pixels.
 // fuse_cx (point ops): on the CPU, channels and x become one dense loop "cx" (the interleaved
-// row), vectorized as a whole: no strided loads or stores.
+// row), vectorized as a whole: no strided loads or stores. rows > 1 (with fuse_cx): each "yi"
+// iteration does `rows` rows (unrolled loop "yu"), so a vertical stencil computed there loads
+// each input row once for all of them.
 template <typename F>
 void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, Var c, Var x, Var y,
                                int vec, std::vector<int> counts, TailStrategy x_tail,
-                               bool fuse_cx) {
+                               bool fuse_cx, int rows) {
     Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi"), cx("cx");
     for (int k : counts) {
         Stage s = f.specialize(channels == k);
@@ -41,6 +43,10 @@ void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, 
                 .fuse(c, x, cx)
                 .split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf)
                 .parallel(yo);
+            if (rows > 1) {
+                Var yu("yu");
+                s.split(yi, yi, yu, rows).reorder(cx, yu, yi, yo).unroll(yu);
+            }
             s.specialize(width * k >= vec).vectorize(cx, vec, x_tail);
         } else {
             s.reorder(c, x, y)
@@ -55,15 +61,15 @@ void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, 
 inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
                                  Var y, int vec, std::vector<int> counts = {1, 3, 4},
                                  TailStrategy x_tail = TailStrategy::ShiftInwards,
-                                 bool fuse_cx = false) {
-    schedule_interleaved_impl(f, channels, width, t, c, x, y, vec, counts, x_tail, fuse_cx);
+                                 bool fuse_cx = false, int rows = 1) {
+    schedule_interleaved_impl(f, channels, width, t, c, x, y, vec, counts, x_tail, fuse_cx, rows);
     f.specialize_fail("lumen: unsupported channel count");
 }
 
 inline void schedule_interleaved_stage(Stage s, Expr channels, Expr width, const Target &t, Var c,
                                        Var x, Var y, int vec) {
     schedule_interleaved_impl(s, channels, width, t, c, x, y, vec, {1, 3, 4},
-                              TailStrategy::ShiftInwards, false);
+                              TailStrategy::ShiftInwards, false, 1);
     s.specialize_fail("lumen: unsupported channel count");
 }
 

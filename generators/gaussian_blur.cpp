@@ -7,23 +7,26 @@ using namespace Halide;
 class GaussianBlurGen : public Generator<GaussianBlurGen> {
 public:
     Input<Buffer<uint8_t>> input{"input", 3};
-    Input<Buffer<uint16_t>> weights{"weights", 1};  // 2 * radius + 1 Q14 taps
+    Input<Buffer<uint16_t>> weights{"weights", 1};  // 2 * radius + 1 Q16 taps
     Input<int> radius{"radius"};
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
         Var c("c"), x("x"), y("y");
-        lumen::GaussianBlur blur(BoundaryConditions::repeat_edge(input), weights, radius, c, x, y);
-        output(c, x, y) = blur.out(c, x, y);
+        Expr channels = input.dim(0).extent();
+        lumen::GaussianBlur blur(input, channels, input.dim(1).extent(), input.dim(2).extent(),
+                                 weights, radius, !get_target().has_gpu_feature());
+        output(c, x, y) = blur.u8(c, x, y);
 
         lumen::interleaved(input);
         lumen::interleaved(output);
         output.dim(0).set_extent(input.dim(0).extent());
         weights.dim(0).set_bounds(0, 2 * radius + 1);
         int vec = natural_vector_size<uint16_t>();
-        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
-                                    get_target(), c, x, y, vec);
-        blur.schedule(output, get_target(), c, x, y, vec);
+        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x,
+                                    y, vec, {1, 3, 4}, TailStrategy::ShiftInwards, true,
+                                    lumen::GaussianBlur::kRows);
+        blur.schedule(output, get_target(), vec);
     }
 };
 

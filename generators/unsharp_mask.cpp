@@ -1,6 +1,7 @@
-// unsharp_mask: out = saturate((4096 blur + a (in - blur) + 2048) >> 12), blur as in
-// gaussian_blur, a = amount in Q12; one fused pipeline. amount 1 returns the input, > 1 sharpens,
-// 0 gives the blur.
+// unsharp_mask: out = saturate((v (4096 - a) + 128 a in + 2^18) >> 19), v the unrounded Q7 blur
+// of gaussian_blur (blur.h), a = amount in Q12; one fused pipeline, 32-bit sums that cannot
+// overflow (|v (4096 - a)| < 2^31 - 128 a in for a <= 2^16). amount 1 returns the input, > 1
+// sharpens, 0 gives the blur.
 #include "blur.h"
 
 namespace {
@@ -16,9 +17,11 @@ public:
 
     void generate() {
         Var c("c"), x("x"), y("y");
-        lumen::GaussianBlur blur(BoundaryConditions::repeat_edge(input), weights, radius, c, x, y);
-        Expr b = cast<int32_t>(blur.out(c, x, y));
-        Expr v = (b * 4096 + amount * (cast<int32_t>(input(c, x, y)) - b) + 2048) >> 12;
+        Expr channels = input.dim(0).extent();
+        lumen::GaussianBlur blur(input, channels, input.dim(1).extent(), input.dim(2).extent(),
+                                 weights, radius, !get_target().has_gpu_feature());
+        Expr b = cast<int32_t>(blur.q7(c, x, y));
+        Expr v = (b * (4096 - amount) + cast<int32_t>(input(c, x, y)) * amount * 128 + (1 << 18)) >> 19;
         output(c, x, y) = cast<uint8_t>(clamp(v, 0, 255));
 
         lumen::interleaved(input);
@@ -26,9 +29,10 @@ public:
         output.dim(0).set_extent(input.dim(0).extent());
         weights.dim(0).set_bounds(0, 2 * radius + 1);
         int vec = natural_vector_size<uint16_t>();
-        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
-                                    get_target(), c, x, y, vec);
-        blur.schedule(output, get_target(), c, x, y, vec);
+        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x,
+                                    y, vec, {1, 3, 4}, TailStrategy::ShiftInwards, true,
+                                    lumen::GaussianBlur::kRows);
+        blur.schedule(output, get_target(), vec);
     }
 };
 

@@ -34,40 +34,62 @@ int ref_gaussian_taps(float sigma, uint16_t *taps) {
     int r = (int)ceil(3.0 * sigma);
     double sum = 0.0;
     for (int i = -r; i <= r; i++) sum += exp(-(double)(i * i) / (2.0 * sigma * (double)sigma));
-    int rest = 16384;
+    int32_t rest = 65536;
     for (int i = -r; i <= r; i++) {
         if (i == 0) continue;
         double g = exp(-(double)(i * i) / (2.0 * sigma * (double)sigma)) / sum;
-        taps[i + r] = (uint16_t)floor(16384.0 * g + 0.5);
+        taps[i + r] = (uint16_t)floor(65536.0 * g + 0.5);
         rest -= taps[i + r];
     }
     taps[r] = (uint16_t)rest;
     return r;
 }
 
-void ref_gaussian_blur(ref_image s, ref_image d, float sigma) {
+/* One 1-D pass of the Q7 blur over n samples p[0], p[step], ... (already Q7: value << 7). */
+static uint16_t blur_q7(const uint16_t *w, int r, const uint16_t *q7, int i, int n, size_t step) {
+    uint32_t acc = (uint32_t)(r + 1) / 2;
+    acc += ((uint32_t)q7[(size_t)i * step] * w[r]) >> 16;
+    for (int j = 1; j <= r; j++) {
+        uint32_t pair = (uint32_t)q7[(size_t)clampi(i - j, 0, n - 1) * step] +
+                        q7[(size_t)clampi(i + j, 0, n - 1) * step];
+        acc += (pair * w[r + j]) >> 16;
+    }
+    return (uint16_t)acc;
+}
+
+uint16_t *ref_gaussian_blur_q7(ref_image s, float sigma) {
     uint16_t w[97];
     int r = ref_gaussian_taps(sigma, w);
-    uint16_t *h = malloc(sizeof *h * (size_t)s.w * (size_t)s.h * (size_t)s.c);
+    size_t n = (size_t)s.w * (size_t)s.h * (size_t)s.c;
+    uint16_t *in = malloc(sizeof *in * n), *h = malloc(sizeof *h * n), *v = malloc(sizeof *v * n);
     for (int y = 0; y < s.h; y++)
         for (int x = 0; x < s.w; x++)
-            for (int c = 0; c < s.c; c++) {
-                uint32_t acc = 0;
-                for (int k = -r; k <= r; k++)
-                    acc += (uint32_t)w[k + r] * REF_PX(s, clampi(x + k, 0, s.w - 1), y, c);
-                h[((size_t)y * s.w + x) * s.c + c] = (uint16_t)((acc + 32) >> 6);
-            }
+            for (int c = 0; c < s.c; c++)
+                in[((size_t)y * s.w + x) * s.c + c] = (uint16_t)(REF_PX(s, x, y, c) << 7);
     for (int y = 0; y < s.h; y++)
         for (int x = 0; x < s.w; x++)
-            for (int c = 0; c < s.c; c++) {
-                uint32_t acc = 0;
-                for (int k = -r; k <= r; k++) {
-                    int yy = clampi(y + k, 0, s.h - 1);
-                    acc += (uint32_t)w[k + r] * h[((size_t)yy * s.w + x) * s.c + c];
-                }
-                REF_PX(d, x, y, c) = (uint8_t)((acc + (1u << 21)) >> 22);
-            }
+            for (int c = 0; c < s.c; c++)
+                h[((size_t)y * s.w + x) * s.c + c] =
+                    blur_q7(w, r, in + (size_t)y * s.w * s.c + c, x, s.w, (size_t)s.c);
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int c = 0; c < s.c; c++)
+                v[((size_t)y * s.w + x) * s.c + c] =
+                    blur_q7(w, r, h + (size_t)x * s.c + c, y, s.h, (size_t)s.w * s.c);
+    free(in);
     free(h);
+    return v;
+}
+
+void ref_gaussian_blur(ref_image s, ref_image d, float sigma) {
+    uint16_t *v = ref_gaussian_blur_q7(s, sigma);
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int c = 0; c < s.c; c++) {
+                unsigned o = (v[((size_t)y * s.w + x) * s.c + c] + 64u) >> 7;
+                REF_PX(d, x, y, c) = (uint8_t)(o > 255 ? 255 : o);
+            }
+    free(v);
 }
 
 /* Source taps and the Q11 weight of the second one for output index i. */
@@ -113,11 +135,13 @@ void ref_sobel(ref_image s, ref_image d) {
 
 void ref_unsharp_mask(ref_image s, ref_image d, float sigma, float amount) {
     int64_t a = to_q12(amount);
-    ref_gaussian_blur(s, d, sigma);
+    uint16_t *v = ref_gaussian_blur_q7(s, sigma);
     for (int y = 0; y < s.h; y++)
         for (int x = 0; x < s.w; x++)
             for (int c = 0; c < s.c; c++) {
-                int64_t b = REF_PX(d, x, y, c);
-                REF_PX(d, x, y, c) = from_q12(4096 * b + a * (REF_PX(s, x, y, c) - b));
+                int64_t b = v[((size_t)y * s.w + x) * s.c + c];
+                int64_t o = (b * (4096 - a) + 128 * a * REF_PX(s, x, y, c) + (1 << 18)) >> 19;
+                REF_PX(d, x, y, c) = (uint8_t)(o < 0 ? 0 : o > 255 ? 255 : o);
             }
+    free(v);
 }

@@ -17,11 +17,13 @@ typedef struct {
 
 void ref_levels(ref_image src, ref_image dst, float gain, float bias);
 void ref_grayscale(ref_image src, ref_image dst);
-/* Q14 taps: returns the radius; taps holds 2 * radius + 1 values. */
+/* Q16 taps: returns the radius; taps holds 2 * radius + 1 values. */
 int ref_gaussian_taps(float sigma, uint16_t *taps);
 void ref_gaussian_blur(ref_image src, ref_image dst, float sigma);
 void ref_resize(ref_image src, ref_image dst);
 void ref_sobel(ref_image src, ref_image dst);
+/* The unrounded blur in Q7 (u16 per sample, interleaved like src); the caller frees it. */
+uint16_t *ref_gaussian_blur_q7(ref_image src, float sigma);
 void ref_unsharp_mask(ref_image src, ref_image dst, float sigma, float amount);
 
 #endif

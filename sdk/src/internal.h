@@ -130,7 +130,7 @@ void lumen__exit_fence_renew(const char *function, lumen_backend backend);
 
 const struct halide_device_interface_t *lumen__device_interface(lumen_backend backend);
 
-/* Q14 Gaussian taps (2 * radius + 1 of them, summing to 16384) for sigma; returns the radius.
+/* Q16 Gaussian taps (2 * radius + 1 of them, summing to 65536) for sigma; returns the radius.
  * taps must hold 2 * ceil(3 * LUMEN_SIGMA_MAX) + 1 values. */
 int lumen__gaussian_taps(float sigma, uint16_t *taps);
 enum { LUMEN__MAX_TAPS = 2 * 48 + 1 };

@@ -84,7 +84,7 @@ static lumen_status check_sigma(lumen__call *call, float sigma) {
     return LUMEN_OK;
 }
 
-/* The Q14 taps as a 1-D Halide buffer. */
+/* The Q16 taps as a 1-D Halide buffer. */
 typedef struct {
     uint16_t taps[LUMEN__MAX_TAPS];
     halide_dimension_t dim;
