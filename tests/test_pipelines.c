@@ -83,9 +83,11 @@ static void check_pipeline(pipe p) {
             check_case(p, w, h, c, pad, ow, oh, a, b);
         }
     }
-    if (p == T_RESIZE) { /* exact halving (a fast path on the CPU), and halving one way only */
-        static const int halves[][4] = {{2, 2, 1, 1},     {34, 18, 17, 9},  {202, 128, 101, 64},
-                                        {64, 65, 32, 32}, {66, 40, 33, 21}, {7, 4, 3, 2}};
+    if (p == T_RESIZE) { /* exact halving and doubling (fast paths on the CPU), and one way only */
+        static const int halves[][4] = {
+            {2, 2, 1, 1},     {34, 18, 17, 9},   {202, 128, 101, 64}, {64, 65, 32, 32},
+            {66, 40, 33, 21}, {7, 4, 3, 2},      {1, 1, 2, 2},        {17, 9, 34, 18},
+            {101, 64, 202, 128}, {32, 32, 64, 65}, {33, 21, 66, 40},  {3, 2, 6, 4}};
         for (size_t i = 0; i < sizeof halves / sizeof *halves; i++)
             for (int c = 1; c <= 4; c++)
                 if (c != 2)
