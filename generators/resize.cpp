@@ -64,10 +64,29 @@ public:
         Expr xk = x / 2, xn = xk + select(x % 2 == 0, -1, 1);  // vr is clamped at -1 and in_w
         Expr dbl = (3 * vr(c, xk, y) + vr(c, xn, y) + 8) >> 4;
 
+        // The general case on the CPU: the blended rows flat (f = channels * x + c, dense), and a
+        // table per output row position o of its two source positions and weight, so an output
+        // row is one dense loop of two 32-bit gathers per value (per channel, the interleaving
+        // byte stores of 3 and 4 channels cost more than the gathers).
+        Var o("o"), f("f");
+        Func ot("ot"), vf("vf");
+        Expr ox = o / channels, oc = o % channels;
+        ot(o) = {xs(ox)[0] * channels + oc, xs(ox)[1] * channels + oc, xs(ox)[2]};
+        auto row = [&](Expr yy) {
+            return cast<int32_t>(flat(f, unsafe_promise_clamped(yy, 0, in_h - 1)));
+        };
+        vf(f, y) = wy0 * row(ys(y)[0]) + wy1 * row(ys(y)[1]);
+        auto tap = [&](int t) {
+            Expr ff = unsafe_promise_clamped(ot(channels * x + c)[t], 0, channels * in_w - 1);
+            return vf(ff, y);
+        };
+        Expr w1 = ot(channels * x + c)[2];
+        Expr general_cpu = cast<uint8_t>(((2048 - w1) * tap(0) + w1 * tap(1) + (1 << 21)) >> 22);
+
         bool gpu = get_target().has_gpu_feature();
         output(c, x, y) = gpu ? general
                               : select(halving, cast<uint8_t>((quad + 2) >> 2),
-                                       doubling, cast<uint8_t>(dbl), general);
+                                       doubling, cast<uint8_t>(dbl), general_cpu);
 
         lumen::interleaved(input);
         lumen::interleaved(output);
@@ -88,18 +107,14 @@ public:
                 .reorder(k, c, y)
                 .vectorize(k, vec, TailStrategy::GuardWithIf);
         }
-        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
-                                    get_target(), c, x, y, natural_vector_size<int32_t>());
+        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x,
+                                    y, natural_vector_size<int32_t>(), {1, 3, 4},
+                                    TailStrategy::ShiftInwards, !gpu);
         if (!gpu) {  // on a GPU, v is inlined: the formula as written
-            xs.compute_root();
             ys.compute_root();
-            // One blended row per output row, channels and x fused into dense vectors; the
-            // output then gathers two 32-bit taps per pixel.
-            Var cx("cx");
-            v.compute_at(output, Var("yi"))
-                .reorder(c, x, y)
-                .fuse(c, x, cx)
-                .vectorize(cx, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
+            ot.compute_root();
+            vf.compute_at(output, Var("yi"))
+                .vectorize(f, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
         }
     }
 
