@@ -32,9 +32,10 @@ public:
                                     {3, 4});
         if (!gpu) {
             // x86 has no byte shuffle for stride-3 loads below AVX512-VBMI, so LLVM moves bytes
-            // one at a time (vpextrb/vpinsrb); widen each row first (dense), then deinterleave
-            // 16-bit lanes (vpermt2w).
-            wide.compute_at(output, Var("yi"))
+            // one at a time (vpextrb/vpinsrb); widen the source of each output vector first
+            // (dense), then deinterleave 16-bit lanes (vpermt2w). Per vector, not per row: a
+            // row's widening loop waited on memory alone (4K RGBA, 1 thread: 4.4 -> 3.2 ms).
+            wide.compute_at(output, Var("x"))
                 .vectorize(i, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
         }
     }
