@@ -49,7 +49,7 @@ fi
 mkdir -p "$out"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLUMEN_BUILD_BENCH=ON \
       -DBUILD_TESTING=OFF -DLUMEN_BUILD_CLI=OFF "$halide" >/dev/null
-cmake --build "$build" --target lumen_bench lumen_shared lumen_static
+cmake --build "$build" --target lumen_bench lumen_first_call lumen_shared lumen_static
 
 raw="$build/bench"
 rm -f "$raw"/raw-*.csv "$raw"/py-*.csv
@@ -75,4 +75,15 @@ if [ "$v" = avx512 ]; then
         "$raw/py-avx2.csv" $pyargs
 fi
 python3 "$root/bench/report.py" "$build" "$out" "$(($(date +%s) - start))"
+{
+    echo
+    echo "## First call and peak memory per call (3840x2160, bench/first_call.c)"
+    echo
+    echo "A fresh process per row: the first Lumen call (CPU: variant pick, thread pool start;"
+    echo "OpenCL: device set-up, kernel compile with PoCL's kernel cache off, copies), the median of"
+    echo "the next 5, and the peak RSS"
+    echo "growth over those calls past the images (OpenCL on PoCL: device buffers are host memory)."
+    echo
+    "$build/bench/lumen_first_call"
+} >> "$out/results.md"
 echo "wrote $out/results.md, results.csv, ratios.svg ($(($(date +%s) - start)) s)"
