@@ -33,24 +33,32 @@ public:
         Expr sum = wx0 * v(c, at(xs(x)[0]), y) + wx1 * v(c, at(xs(x)[1]), y);
         Expr general = cast<uint8_t>((sum + (1 << 21)) >> 22);
 
-        // Exact halving (in = 2 out both ways), the common thumbnail case: taps 2x, 2x + 1 and
-        // weights 1024 each way, so the formula is exactly (p00 + p01 + p10 + p11 + 2) >> 2. On
-        // the CPU it gets dense code instead of the general path's gathers: the two source rows
-        // summed (u16, one flat row of all channels), then neighbouring pixels; the result is
-        // interleaved in 16-bit lanes and narrowed as one flat row (interleaving 3 or 4 byte
-        // vectors went out byte by byte: 1080p RGB 1.04 -> 0.41 ms, RGBA 1.02 -> 0.72).
+        // Exact downscales by K = 2, 3, 4 (in = K out both ways; thumbnails): the taps are Kx + o0
+        // and Kx + o1 with o0 = (K - 1) / 2, o1 = K / 2, weights 1024 each (K even) or 2048 and 0
+        // (K odd), so the formula is exactly (p00 + p01 + p10 + p11 + 2) >> 2 over those taps
+        // (the one pixel, for K odd). On the CPU: dense code instead of the general path's
+        // gathers: the two source rows summed (u16, one flat row of all channels), then the
+        // columns; the result is interleaved in 16-bit lanes and narrowed as one flat row
+        // (interleaving 3 or 4 byte vectors went out byte by byte: x1/2, 1080p RGB 1.04 -> 0.41
+        // ms, RGBA 1.02 -> 0.72).
         Expr channels = input.dim(0).extent();
-        Expr halving =
-            input.dim(1).extent() == 2 * out_width && input.dim(2).extent() == 2 * out_height;
         Var j("j");
-        Func pair("pair");
         auto flat = [&](Expr jj, Expr yy) {
             return cast<uint16_t>(input(jj % channels, jj / channels, yy));
         };
-        pair(j, y) = flat(j, 2 * y) + flat(j, 2 * y + 1);
-        Expr quad = pair(2 * x * channels + c, y) + pair((2 * x + 1) * channels + c, y);
-        Func half("half");  // u16 (c, x): the interleaving store in 16-bit lanes, then narrowed
-        half(c, x, y) = (quad + 2) >> 2;
+        std::vector<Expr> shrink;  // per K: the condition
+        std::vector<Func> pairs, shrunk;
+        for (int K = 2; K <= 4; K++) {
+            int o0 = (K - 1) / 2, o1 = K / 2;
+            shrink.push_back(input.dim(1).extent() == K * out_width &&
+                             input.dim(2).extent() == K * out_height);
+            Func pair("pair" + std::to_string(K)), half("shrunk" + std::to_string(K));
+            pair(j, y) = flat(j, K * y + o0) + flat(j, K * y + o1);
+            Expr quad = pair((K * x + o0) * channels + c, y) + pair((K * x + o1) * channels + c, y);
+            half(c, x, y) = (quad + 2) >> 2;  // u16 (c, x): interleaved in 16-bit lanes
+            pairs.push_back(pair);
+            shrunk.push_back(half);
+        }
 
         // Exact doubling (out = 2 in both ways): weights 512 and 1536 (1/4, 3/4) each way, so the
         // formula is exactly (sum of 1 or 3 times 1 or 3 times the four pixels + 8) >> 4, with
@@ -89,7 +97,9 @@ public:
 
         bool gpu = get_target().has_gpu_feature();
         output(c, x, y) = gpu ? general
-                              : select(halving, cast<uint8_t>(half(c, x, y)),
+                              : select(shrink[0], cast<uint8_t>(shrunk[0](c, x, y)),
+                                       shrink[1], cast<uint8_t>(shrunk[1](c, x, y)),
+                                       shrink[2], cast<uint8_t>(shrunk[2](c, x, y)),
                                        doubling, cast<uint8_t>(dbl), general_cpu);
 
         lumen::interleaved(input);
@@ -98,16 +108,19 @@ public:
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
         if (!gpu) {
-            Stage halved = output.specialize(halving);
-            lumen::schedule_interleaved_impl(halved, channels, output.dim(1).extent(), get_target(),
-                                             c, x, y, natural_vector_size<uint16_t>(), {1, 3, 4},
-                                             TailStrategy::ShiftInwards, true, 1);
-            halved.specialize_fail("lumen: unsupported channel count");
-            half.compute_at(output, Var("yi"))
-                .unroll(c)
-                .vectorize(x, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
-            pair.compute_at(output, Var("yi"))
-                .vectorize(j, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
+            for (int n = 0; n < 3; n++) {
+                Stage st = output.specialize(shrink[n]);
+                lumen::schedule_interleaved_impl(st, channels, output.dim(1).extent(),
+                                                 get_target(), c, x, y,
+                                                 natural_vector_size<uint16_t>(), {1, 3, 4},
+                                                 TailStrategy::ShiftInwards, true, 1);
+                st.specialize_fail("lumen: unsupported channel count");
+                shrunk[n].compute_at(output, Var("yi"))
+                    .unroll(c)
+                    .vectorize(x, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
+                pairs[n].compute_at(output, Var("yi"))
+                    .vectorize(j, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
+            }
             schedule_doubling(output.specialize(doubling), channels, in_w);
             int vec = natural_vector_size<uint16_t>();
             wide.compute_at(output, Var("yi")).vectorize(j, vec, TailStrategy::GuardWithIf);

@@ -83,11 +83,13 @@ static void check_pipeline(pipe p) {
             check_case(p, w, h, c, pad, ow, oh, a, b);
         }
     }
-    if (p == T_RESIZE) { /* exact halving and doubling (fast paths on the CPU), and one way only */
+    if (p == T_RESIZE) { /* exact x1/2, 1/3, 1/4 and x2 (fast paths on the CPU), one way only, mixed */
         static const int halves[][4] = {
             {2, 2, 1, 1},     {34, 18, 17, 9},   {202, 128, 101, 64}, {64, 65, 32, 32},
             {66, 40, 33, 21}, {7, 4, 3, 2},      {1, 1, 2, 2},        {17, 9, 34, 18},
-            {101, 64, 202, 128}, {32, 32, 64, 65}, {33, 21, 66, 40},  {3, 2, 6, 4}};
+            {101, 64, 202, 128}, {32, 32, 64, 65}, {33, 21, 66, 40},  {3, 2, 6, 4},
+            {33, 18, 11, 6},  {9, 9, 3, 3},      {44, 20, 11, 5},     {100, 64, 25, 16},
+            {4, 4, 1, 1},     {96, 60, 24, 20},  {99, 60, 33, 15},    {131, 67, 43, 22}};
         for (size_t i = 0; i < sizeof halves / sizeof *halves; i++)
             for (int c = 1; c <= 4; c++)
                 if (c != 2)
