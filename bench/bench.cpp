@@ -183,7 +183,7 @@ bool vips_run(const Img &s, Img &d, const VipsBuild &build) {
 //   plain C 0 (same integer formulas).
 //   OpenCV: LUT 0 (the same table); convertScaleAbs 1 (float gain, cvRound); cvtColor 1 (Q14
 //   weights vs Lumen's Q8); GaussianBlur 2 (8U kernel quantized to 8 fractional bits vs Lumen's
-//   Q14 taps); resize INTER_LINEAR_EXACT 1: not bit-identical to Lumen: OpenCV's bit-exact
+//   Q16 taps); resize INTER_LINEAR_EXACT 1: not bit-identical to Lumen: OpenCV's bit-exact
 //   weights are Q8 (ufixedpoint16), Lumen's Q11, so they agree exactly only where the weights are
 //   multiples of 1/256 (x1/2, x1/4, x2/5, x2) and differ by 1 elsewhere (x1/3, x2/3, x3/2);
 //   INTER_LINEAR 1 (Q11 weights, other intermediate rounding; x1/2 runs INTER_AREA's 2x2
@@ -196,7 +196,7 @@ bool vips_run(const Img &s, Img &d, const VipsBuild &build) {
 //   quantized to 1/64 pixel, Q12 weights; observed 0..1).
 //   Timed but never counted (different semantics, row says "differs" when beyond the tolerance):
 //   vips_gaussblur precision integer (libvips' fast path; its integer mask is coarser than
-//   Lumen's Q14 taps), vips_sobel (its own scaled uchar Sobel), vips_resize kernel linear
+//   Lumen's Q16 taps), vips_sobel (its own scaled uchar Sobel), vips_resize kernel linear
 //   (downscales: box shrink, then a triangle filter over 1/scale pixels, anti-aliased; not
 //   bilinear sampling). vips_sharpen (LabS, L only, piecewise gain) has no counterpart in Lumen.
 struct Peer {
@@ -312,7 +312,7 @@ std::vector<Case> cases() {
                  });
              }},
             {"vips_gaussblur integer", vv, 2, true, false,
-             "libvips' fast path: its integer mask is coarser than Lumen's Q14 taps (max diff 3..6)",
+             "libvips' fast path: its integer mask is coarser than Lumen's Q16 taps (max diff 3..6)",
              [sigma, ma](const Img &s, Img &d) {
                  return vips_run(s, d, [sigma, ma](VipsImage *in, VipsImage **t) {
                      return vips_gaussblur(in, &t[0], sigma, "precision", VIPS_PRECISION_INTEGER, "min_ampl", ma,
