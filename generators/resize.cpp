@@ -109,12 +109,9 @@ public:
         output.dim(2).set_extent(out_height);
         if (!gpu) {
             for (int n = 0; n < 3; n++) {
-                Stage st = output.specialize(shrink[n]);
-                lumen::schedule_interleaved_impl(st, channels, output.dim(1).extent(),
-                                                 get_target(), c, x, y,
-                                                 natural_vector_size<uint16_t>(), {1, 3, 4},
-                                                 TailStrategy::ShiftInwards, true, 1);
-                st.specialize_fail("lumen: unsupported channel count");
+                lumen::schedule_interleaved_stage(output.specialize(shrink[n]), channels,
+                                                  output.dim(1).extent(), get_target(), c, x, y,
+                                                  natural_vector_size<uint16_t>(), true);
                 shrunk[n].compute_at(output, Var("yi"))
                     .unroll(c)
                     .vectorize(x, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
