@@ -588,6 +588,53 @@ static void probe_vs_decode(const uint8_t *d, size_t n, lumen_io_format format, 
     lumen_image_destroy(img);
 }
 
+/* small.jpg with its frame (SOF0) declaring w x h; NULL (and a failed check) if it has none. */
+static uint8_t *jpeg_declaring(int w, int h, size_t *n) {
+    uint8_t *jpg = read_all(path_of("small.jpg"), n);
+    size_t i = 2; /* the segments after SOI, to SOF0 */
+    while (i + 9 < *n && jpg[i] == 0xff && jpg[i + 1] != 0xc0)
+        i += 2 + (jpg[i + 2] << 8 | jpg[i + 3]);
+    int found = i + 9 < *n && jpg[i + 1] == 0xc0;
+    CHECK(found, "no SOF0");
+    if (!found) {
+        free(jpg);
+        return NULL;
+    }
+    jpg[i + 5] = (uint8_t)(h >> 8), jpg[i + 6] = (uint8_t)(h & 255);
+    jpg[i + 7] = (uint8_t)(w >> 8), jpg[i + 8] = (uint8_t)(w & 255);
+    return jpg;
+}
+
+/* fn(arg) in a child allowed `extra` bytes of address space past this process's; its wait status
+ * (exit 77: setrlimit failed), or -1 where /proc/self/statm cannot be read (no check then). */
+static int run_limited(size_t extra, int (*fn)(void *), void *arg) {
+    long pages = 0;
+    FILE *statm = fopen("/proc/self/statm", "r");
+    int ok = statm && fscanf(statm, "%ld", &pages) == 1;
+    if (statm) fclose(statm);
+    if (!ok) return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit as = {(rlim_t)pages * sysconf(_SC_PAGESIZE) + extra, RLIM_INFINITY};
+        _exit(setrlimit(RLIMIT_AS, &as) ? 77 : fn(arg));
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+typedef struct {
+    const uint8_t *d;
+    size_t n;
+} bytes_t;
+
+static int decode_status(void *arg) {
+    bytes_t *b = arg;
+    lumen_image *img = NULL;
+    return lumen_io_decode(b->d, b->n, &img);
+}
+
 static void test_bad_files(void) {
     /* Small valid files: PNG (with a tEXt chunk) and JPEG. */
     enum { W = 9, H = 7 };
@@ -709,30 +756,14 @@ static void test_bad_files(void) {
     CHECK(expect_bad(png, o - png, LUMEN_ERROR_CORRUPT_DATA, "huge chunk", 1) ==
               LUMEN_ERROR_CORRUPT_DATA,
           "huge chunk: probe must fail (before the image data)");
-    long pages = 0;
-    FILE *statm = fopen("/proc/self/statm", "r");
-    if (statm && fscanf(statm, "%ld", &pages) == 1) {
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            struct rlimit as = {(rlim_t)pages * sysconf(_SC_PAGESIZE) + (1l << 30), RLIM_INFINITY};
-            lumen_image *img = NULL;
-            _exit(setrlimit(RLIMIT_AS, &as) ? 77 : lumen_io_decode(png, o - png, &img));
-        }
-        int status = 0;
-        waitpid(pid, &status, 0);
-        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == LUMEN_ERROR_CORRUPT_DATA,
-              "huge chunk, 1 GiB limit: status %d", status);
-    }
-    if (statm) fclose(statm);
+    bytes_t chunk = {png, (size_t)(o - png)};
+    int status = run_limited((size_t)1 << 30, decode_status, &chunk);
+    CHECK(status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == LUMEN_ERROR_CORRUPT_DATA),
+          "huge chunk, 1 GiB limit: status %d", status);
     /* Huge JPEG frame (60000 x 60000 RGB): the SOF patched in a valid file. */
     size_t n;
-    uint8_t *jpg = read_all(path_of("small.jpg"), &n);
-    size_t i = 2; /* the segments after SOI, to SOF0 */
-    while (i + 9 < n && jpg[i] == 0xff && jpg[i + 1] != 0xc0)
-        i += 2 + (jpg[i + 2] << 8 | jpg[i + 3]);
-    CHECK(i + 9 < n && jpg[i + 1] == 0xc0, "no SOF0");
-    jpg[i + 5] = jpg[i + 7] = 60000 >> 8, jpg[i + 6] = jpg[i + 8] = 60000 & 255;
+    uint8_t *jpg = jpeg_declaring(60000, 60000, &n);
+    if (!jpg) return;
     double t0 = now();
     expect_bad(jpg, n, LUMEN_ERROR_UNSUPPORTED_FORMAT, "huge JPEG", 1);
     CHECK(now() - t0 < 2.0, "huge JPEG took %.2f s", now() - t0);
@@ -752,6 +783,24 @@ static size_t bomb_png(uint8_t *png, uint32_t w, uint32_t h, int type, int trns)
     return o - png;
 }
 
+typedef struct {
+    uint8_t (*pngs)[128];
+    size_t *sizes;
+    const uint8_t *jpg;
+    size_t jn;
+} bombs_t;
+
+/* How many of the bombs (and the file "bomb") fail to probe. */
+static int probe_bombs(void *arg) {
+    bombs_t *b = arg;
+    lumen_io_info info;
+    int bad = 0;
+    for (int k = 0; k < 3; k++) bad += lumen_io_probe_memory(b->pngs[k], b->sizes[k], &info) != 0;
+    bad += lumen_io_probe_memory(b->jpg, b->jn, &info) != 0;
+    bad += lumen_io_probe(path_of("bomb"), &info) != 0;
+    return bad;
+}
+
 /* Probing decompression bombs: small files declaring huge images within Lumen's limits give
  * their size at once, allocating nothing big (checked in a child with 256 MiB more address space
  * than it has). Probing a missing file, a directory: IO, as reading. */
@@ -763,13 +812,8 @@ static void test_probe(void) {
     sizes[2] = bomb_png(pngs[2], 46111, 8464, 4, 0);  /* gray + alpha: RGBA, 1.56 GB */
     static const int want[3][3] = {{40000, 40000, 1}, {20000, 20000, 4}, {46111, 8464, 4}};
     size_t jn; /* the JPEG of the report: 8464 x 46111 RGB (1.17 GB), SOF patched in small.jpg */
-    uint8_t *jpg = read_all(path_of("small.jpg"), &jn);
-    size_t i = 2;
-    while (i + 9 < jn && jpg[i] == 0xff && jpg[i + 1] != 0xc0)
-        i += 2 + (jpg[i + 2] << 8 | jpg[i + 3]);
-    CHECK(i + 9 < jn && jpg[i + 1] == 0xc0, "no SOF0");
-    jpg[i + 5] = 46111 >> 8, jpg[i + 6] = 46111 & 255, jpg[i + 7] = 8464 >> 8,
-            jpg[i + 8] = 8464 & 255;
+    uint8_t *jpg = jpeg_declaring(8464, 46111, &jn);
+    if (!jpg) return;
     for (int k = 0; k < 4; k++) {
         const uint8_t *d = k < 3 ? pngs[k] : jpg;
         size_t n = k < 3 ? sizes[k] : jn;
@@ -789,28 +833,10 @@ static void test_probe(void) {
         CHECK_OK(lumen_io_probe(p, &finfo));
         CHECK(memcmp(&info, &finfo, sizeof info) == 0, "bomb %d: file", k);
     }
-    long pages = 0;
-    FILE *statm = fopen("/proc/self/statm", "r");
-    if (statm && fscanf(statm, "%ld", &pages) == 1) {
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            struct rlimit as = {(rlim_t)pages * sysconf(_SC_PAGESIZE) + (256l << 20),
-                                RLIM_INFINITY};
-            if (setrlimit(RLIMIT_AS, &as)) _exit(77);
-            lumen_io_info info;
-            int bad = 0;
-            for (int k = 0; k < 3; k++) bad += lumen_io_probe_memory(pngs[k], sizes[k], &info) != 0;
-            bad += lumen_io_probe_memory(jpg, jn, &info) != 0;
-            bad += lumen_io_probe(path_of("bomb"), &info) != 0;
-            _exit(bad);
-        }
-        int status = 0;
-        waitpid(pid, &status, 0);
-        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "bombs probed with 256 MiB address space: status %d", status);
-    }
-    if (statm) fclose(statm);
+    bombs_t all = {pngs, sizes, jpg, jn};
+    int status = run_limited((size_t)256 << 20, probe_bombs, &all);
+    CHECK(status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 0),
+          "bombs probed with 256 MiB address space: status %d", status);
     free(jpg);
     /* Over the limits: unsupported, as reading (also checked in test_bad_files). */
     uint8_t png[128];
