@@ -36,28 +36,33 @@ public:
         // Exact downscales by K = 2, 3, 4 (in = K out both ways; thumbnails): the taps are Kx + o0
         // and Kx + o1 with o0 = (K - 1) / 2, o1 = K / 2, weights 1024 each (K even) or 2048 and 0
         // (K odd), so the formula is exactly (p00 + p01 + p10 + p11 + 2) >> 2 over those taps
-        // (the one pixel, for K odd). On the CPU: dense code instead of the general path's
-        // gathers: the two source rows summed (u16, one flat row of all channels), then the
-        // columns; the result is interleaved in 16-bit lanes and narrowed as one flat row
-        // (interleaving 3 or 4 byte vectors went out byte by byte: x1/2, 1080p RGB 1.04 -> 0.41
-        // ms, RGBA 1.02 -> 0.72).
+        // (the one pixel, for K odd). On the CPU, channels and x are vectorized together: each
+        // tap is a strided byte load that LLVM deinterleaves with shuffles, and the store is
+        // dense. For 3 channels and K = 2, the two source rows are summed first (u16, one flat
+        // row of all channels): 2x faster there, slower elsewhere (docs/performance.md).
         Expr channels = input.dim(0).extent();
         Var j("j");
         auto flat = [&](Expr jj, Expr yy) {
             return cast<uint16_t>(input(jj % channels, jj / channels, yy));
         };
-        std::vector<Expr> shrink;  // per K: the condition
-        std::vector<Func> pairs, shrunk;
+        std::vector<Expr> shrink, shrunk;  // per K: the condition, the value
+        Func pair("pair");                 // K = 2, 3 channels
+        pair(j, y) = flat(j, 2 * y) + flat(j, 2 * y + 1);
         for (int K = 2; K <= 4; K++) {
             int o0 = (K - 1) / 2, o1 = K / 2;
             shrink.push_back(input.dim(1).extent() == K * out_width &&
                              input.dim(2).extent() == K * out_height);
-            Func pair("pair" + std::to_string(K)), half("shrunk" + std::to_string(K));
-            pair(j, y) = flat(j, K * y + o0) + flat(j, K * y + o1);
-            Expr quad = pair((K * x + o0) * channels + c, y) + pair((K * x + o1) * channels + c, y);
-            half(c, x, y) = (quad + 2) >> 2;  // u16 (c, x): interleaved in 16-bit lanes
-            pairs.push_back(pair);
-            shrunk.push_back(half);
+            auto p = [&](int ox, int oy) {
+                return cast<uint16_t>(input(c, K * x + ox, K * y + oy));
+            };
+            Expr v = K % 2
+                         ? input(c, K * x + o0, K * y + o0)
+                         : cast<uint8_t>((p(o0, o0) + p(o1, o0) + p(o0, o1) + p(o1, o1) + 2) >> 2);
+            if (K == 2) {
+                Expr quad = pair(2 * x * channels + c, y) + pair((2 * x + 1) * channels + c, y);
+                v = select(channels == 3, cast<uint8_t>((quad + 2) >> 2), v);
+            }
+            shrunk.push_back(v);
         }
 
         // Exact doubling (out = 2 in both ways): weights 512 and 1536 (1/4, 3/4) each way, so the
@@ -97,10 +102,8 @@ public:
 
         bool gpu = get_target().has_gpu_feature();
         output(c, x, y) = gpu ? general
-                              : select(shrink[0], cast<uint8_t>(shrunk[0](c, x, y)),
-                                       shrink[1], cast<uint8_t>(shrunk[1](c, x, y)),
-                                       shrink[2], cast<uint8_t>(shrunk[2](c, x, y)),
-                                       doubling, cast<uint8_t>(dbl), general_cpu);
+                              : select(shrink[0], shrunk[0], shrink[1], shrunk[1], shrink[2],
+                                       shrunk[2], doubling, cast<uint8_t>(dbl), general_cpu);
 
         lumen::interleaved(input);
         lumen::interleaved(output);
@@ -108,16 +111,8 @@ public:
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
         if (!gpu) {
-            for (int n = 0; n < 3; n++) {
-                lumen::schedule_interleaved_stage(output.specialize(shrink[n]), channels,
-                                                  output.dim(1).extent(), get_target(), c, x, y,
-                                                  natural_vector_size<uint16_t>(), true);
-                shrunk[n].compute_at(output, Var("yi"))
-                    .unroll(c)
-                    .vectorize(x, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
-                pairs[n].compute_at(output, Var("yi"))
-                    .vectorize(j, natural_vector_size<uint16_t>(), TailStrategy::GuardWithIf);
-            }
+            for (const Expr &cond : shrink) schedule_shrink(output.specialize(cond), channels);
+            pair.compute_at(output, Var("yi")).vectorize(j, 32, TailStrategy::GuardWithIf);
             schedule_doubling(output.specialize(doubling), channels, in_w);
             int vec = natural_vector_size<uint16_t>();
             wide.compute_at(output, Var("yi")).vectorize(j, vec, TailStrategy::GuardWithIf);
@@ -126,8 +121,8 @@ public:
                 .reorder(k, c, y)
                 .vectorize(k, vec, TailStrategy::GuardWithIf);
         }
-        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x,
-                                    y, natural_vector_size<int32_t>(), {1, 3, 4},
+        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x, y,
+                                    natural_vector_size<int32_t>(), {1, 3, 4},
                                     TailStrategy::ShiftInwards, !gpu);
         if (!gpu) {  // on a GPU, v is inlined: the formula as written
             ys.compute_root();
@@ -138,6 +133,24 @@ public:
     }
 
 private:
+    // Exact downscales: strips of rows in parallel; per row, 64 bytes per vector (16 pixels of
+    // 3 or 4 channels, channels vectorized too), whatever the variant (measured fastest on each).
+    void schedule_shrink(Stage s, Expr channels) {
+        Var c = output.args()[0], x = output.args()[1], y = output.args()[2];
+        Var yo("yo"), yi("yi");
+        for (int n : {1, 3, 4}) {
+            Stage t = s.specialize(channels == n);
+            t.reorder(c, x, y)
+                .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+                .parallel(yo);
+            if (n > 1) t.vectorize(c);
+            int vec = n == 1 ? 64 : 16;
+            t.specialize(output.dim(1).extent() >= vec)
+                .vectorize(x, vec, TailStrategy::ShiftInwards);
+        }
+        s.specialize_fail("lumen: unsupported channel count");
+    }
+
     // Doubling: strips of rows in parallel; per row, pairs of output columns (even, odd), the
     // pair loop vectorized over source columns, channels and the pair unrolled. (For 3 and 4
     // channels LLVM stores the 6- or 8-way byte interleave one byte at a time; computing the
