@@ -27,14 +27,16 @@ constexpr int kRowsPerTask = 64;
 // fuse_cx (point ops): on the CPU, channels and x become one dense loop "cx" (the interleaved
 // row), vectorized as a whole: no strided loads or stores. rows > 1 (with fuse_cx): each "yi"
 // iteration does `rows` rows (unrolled loop "yu"), so a vertical stencil computed there loads
-// each input row once for all of them.
+// each input row once for all of them. out_channels: the output's channel count where it is
+// not known to equal `channels`, specialized on too.
 template <typename F>
 void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, Var c, Var x, Var y,
-                               int vec, std::vector<int> counts, TailStrategy x_tail,
-                               bool fuse_cx, int rows) {
+                               int vec, std::vector<int> counts, TailStrategy x_tail, bool fuse_cx,
+                               int rows, Expr out_channels = Expr()) {
     Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi"), cx("cx");
     for (int k : counts) {
-        Stage s = f.specialize(channels == k);
+        Stage s = f.specialize(out_channels.defined() ? channels == k && out_channels == k
+                                                      : channels == k);
         if (t.has_gpu_feature()) {
             s.reorder(c, x, y).gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
             s.unroll(c);
@@ -61,8 +63,9 @@ void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, 
 inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
                                  Var y, int vec, std::vector<int> counts = {1, 3, 4},
                                  TailStrategy x_tail = TailStrategy::ShiftInwards,
-                                 bool fuse_cx = false, int rows = 1) {
-    schedule_interleaved_impl(f, channels, width, t, c, x, y, vec, counts, x_tail, fuse_cx, rows);
+                                 bool fuse_cx = false, int rows = 1, Expr out_channels = Expr()) {
+    schedule_interleaved_impl(f, channels, width, t, c, x, y, vec, counts, x_tail, fuse_cx, rows,
+                              out_channels);
     f.specialize_fail("lumen: unsupported channel count");
 }
 

@@ -102,6 +102,7 @@ static void check_pipeline(pipe p) {
     float a = p == T_LEVELS ? 1.3f : 2.0f, b = p == T_LEVELS ? -20.0f : 1.5f;
     check_case(p, 1920, 1080, c, 8, p == T_RESIZE ? 640 : 1920, p == T_RESIZE ? 360 : 1080, a, b);
     if (p == T_RESIZE) check_case(p, 1920, 1080, 4, 8, 960, 540, a, b);
+    if (p == T_RESIZE) check_case(p, 960, 540, c, 8, 1920, 1080, a, b);
     if (p == T_RESIZE) check_case(p, 640, 480, c, 0, 1001, 733, a, b);
 }
 

@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 #include "lumen__gaussian_blur_cpu.h"
 #include "lumen__grayscale_cpu.h"
@@ -164,12 +165,25 @@ lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_ima
 }
 
 lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
-    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, bool, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(resize);
     LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0}));
     LUMEN__PREPARE();
-    return lumen__finish(&call, fns[b](&call, &src->buf, lumen_image_width(dst),
-                                       lumen_image_height(dst), &dst->buf));
+    int w = lumen_image_width(dst), h = lumen_image_height(dst);
+    /* Exact doubling on the CPU: dst as (pixel pairs, w / 2, h), so the pipeline's vectors of
+     * even and odd columns are dense stores (the generator's `pairs`). */
+    bool pairs = b == LUMEN_BACKEND_CPU && w == 2 * lumen_image_width(src) &&
+                 h == 2 * lumen_image_height(src);
+    buf_t out = dst->buf;
+    halide_dimension_t dim[3] = {dst->dim[0], dst->dim[1], dst->dim[2]};
+    if (pairs) {
+        dim[0].extent *= 2;
+        dim[1].extent /= 2;
+        dim[1].stride *= 2;
+        out.dim = dim;
+    }
+    int rc = fns[b](&call, &src->buf, w, h, pairs, pairs ? &out : &dst->buf);
+    return lumen__finish(&call, rc);
 }
 
 lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
