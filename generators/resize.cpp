@@ -143,12 +143,19 @@ private:
             t.reorder(c, x, y)
                 .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
                 .parallel(yo);
-            if (n > 1) t.vectorize(c);
+            if (n > 1) vectorize_c(t, n);
             int vec = n == 1 ? 64 : 16;
             t.specialize(output.dim(1).extent() >= vec)
                 .vectorize(x, vec, TailStrategy::ShiftInwards);
         }
         s.specialize_fail("lumen: unsupported channel count");
+    }
+
+    // Vectorizes the channel loop of extent n (split by n: Halide 14 does not see that the
+    // loop's extent is the specialization's constant).
+    void vectorize_c(Stage t, int n) {
+        Var c = output.args()[0], co("co");
+        t.split(c, co, c, n, TailStrategy::ShiftInwards).vectorize(c);
     }
 
     // Doubling: strips of rows in parallel; per row, vectors of pixel pairs (c2 and k
@@ -161,8 +168,8 @@ private:
             Stage t = s.specialize(channels == n && output.dim(0).extent() == 2 * n);
             t.reorder(c, x, y)
                 .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
-                .parallel(yo)
-                .vectorize(c);
+                .parallel(yo);
+            vectorize_c(t, 2 * n);
             t.specialize(output.dim(1).extent() >= vec)
                 .vectorize(x, vec, TailStrategy::ShiftInwards);
         }
