@@ -112,9 +112,12 @@ public:
 
         lumen::interleaved(input);
         lumen::interleaved(output);
-        output.dim(0).set_extent(select(pairs, 2, 1) * channels);
-        output.dim(1).set_extent(select(pairs, in_w, out_width));
         output.dim(2).set_extent(out_height);
+        if (gpu) {
+            output.dim(0).set_extent(channels);
+            output.dim(1).set_extent(out_width);
+        }  // CPU: the output's channel count is a condition of each specialization instead (a
+           // constraint select(pairs, 2, 1) * channels left the loops' extents unresolved)
         if (!gpu) {  // `pairs` first: the other paths then know it is false
             schedule_doubling(output.specialize(pairs), channels);
             vf2.compute_at(output, Var("yi")).vectorize(j, 32, TailStrategy::GuardWithIf);
