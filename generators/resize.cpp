@@ -120,9 +120,13 @@ public:
            // constraint select(pairs, 2, 1) * channels left the loops' extents unresolved)
         if (!gpu) {  // `pairs` first: the other paths then know it is false
             schedule_doubling(output.specialize(pairs), channels);
-            vf2.compute_at(output, Var("yi")).vectorize(j, 32, TailStrategy::GuardWithIf);
+            vf2.store_at(output, Var("yo"))
+                .compute_at(output, Var("yi"))
+                .vectorize(j, 32, TailStrategy::GuardWithIf);
             for (const Expr &cond : shrink) schedule_shrink(output.specialize(cond), channels);
-            pair.compute_at(output, Var("yi")).vectorize(j, 32, TailStrategy::GuardWithIf);
+            pair.store_at(output, Var("yo"))
+                .compute_at(output, Var("yi"))
+                .vectorize(j, 32, TailStrategy::GuardWithIf);
         }
         lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x, y,
                                     natural_vector_size<int32_t>(), {1, 3, 4},
@@ -130,7 +134,8 @@ public:
         if (!gpu) {  // on a GPU, v is inlined: the formula as written
             ys.compute_root();
             ot.compute_root();
-            vf.compute_at(output, Var("yi"))
+            vf.store_at(output, Var("yo"))
+                .compute_at(output, Var("yi"))
                 .vectorize(f, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
         }
     }

@@ -16,8 +16,7 @@ public:
         // same across: the same integers as the 3x3 kernels. likely(): edges peeled off.
         Expr w = input.dim(1).extent(), h = input.dim(2).extent();
         Func src("src"), sy("sy"), dy("dy");
-        src(x, y) = cast<int16_t>(
-            input(0, clamp(likely(x), 0, w - 1), clamp(likely(y), 0, h - 1)));
+        src(x, y) = cast<int16_t>(input(0, clamp(likely(x), 0, w - 1), clamp(likely(y), 0, h - 1)));
         sy(x, y) = src(x, y - 1) + 2 * src(x, y) + src(x, y + 1);
         dy(x, y) = src(x, y + 1) - src(x, y - 1);
         Expr gx = sy(x + 1, y) - sy(x - 1, y);
@@ -36,10 +35,15 @@ public:
             // Each source row widened and clamp-padded once (sliding down the strip), the
             // column sums per output row: the output's loads need no clamps or gathers.
             int vec = natural_vector_size<int16_t>();
-            src.store_at(output, Var("yo")).compute_at(output, Var("yi"))
+            src.store_at(output, Var("yo"))
+                .compute_at(output, Var("yi"))
                 .vectorize(x, vec, TailStrategy::GuardWithIf);
-            sy.compute_at(output, Var("yi")).vectorize(x, vec, TailStrategy::GuardWithIf);
-            dy.compute_at(output, Var("yi")).vectorize(x, vec, TailStrategy::GuardWithIf);
+            // sy, dy: stored per strip (one folded row), not allocated per row.
+            for (Func f : {sy, dy}) {
+                f.store_at(output, Var("yo"))
+                    .compute_at(output, Var("yi"))
+                    .vectorize(x, vec, TailStrategy::GuardWithIf);
+            }
         }
     }
 };
