@@ -69,11 +69,4 @@ inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target
     f.specialize_fail("lumen: unsupported channel count");
 }
 
-inline void schedule_interleaved_stage(Stage s, Expr channels, Expr width, const Target &t, Var c,
-                                       Var x, Var y, int vec, bool fuse_cx = false) {
-    schedule_interleaved_impl(s, channels, width, t, c, x, y, vec, {1, 3, 4},
-                              TailStrategy::ShiftInwards, fuse_cx, 1);
-    s.specialize_fail("lumen: unsupported channel count");
-}
-
 }  // namespace lumen

@@ -116,9 +116,10 @@ public:
         if (gpu) {
             output.dim(0).set_extent(channels);
             output.dim(1).set_extent(out_width);
-        }  // CPU: the output's channel count is a condition of each specialization instead (a
-           // constraint select(pairs, 2, 1) * channels left the loops' extents unresolved)
-        if (!gpu) {  // `pairs` first: the other paths then know it is false
+        } else {
+            // No extent constraints: the output's channel count is a condition of each
+            // specialization (a constraint select(pairs, 2, 1) * channels left the loops'
+            // extents unresolved). `pairs` first: the other paths then know it is false.
             schedule_doubling(output.specialize(pairs), channels);
             vf2.store_at(output, Var("yo"))
                 .compute_at(output, Var("yi"))
