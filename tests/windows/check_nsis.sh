@@ -10,18 +10,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 name=lumen-nsis-test-$$
 dir=$WINEPREFIX/drive_c/$name
 rm -rf "$dir"
+# The installer may hand work to other wine processes, and NSIS uninstallers re-run themselves
+# from a temporary copy: poll, up to 60 s, until TEST holds.
+wait_for() { i=0; while ! eval "$1" && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done; eval "$1"; }
 $wine "$exe" /S "/D=C:\\$name"
-wineserver=${LUMEN_WINESERVER:-/usr/lib/wine/wineserver}
-[ -x "$wineserver" ] || wineserver=wineserver
-"$wineserver" -w  # the installer may hand work to other wine processes
 for f in include/lumen/lumen.h bin/lumen.dll lib/liblumen.dll.a lib/liblumen_static.a \
          lib/cmake/Lumen/LumenConfig.cmake Uninstall.exe; do
-    [ -f "$dir/$f" ] || fail "installed tree has no $f"
+    wait_for "[ -f '$dir/$f' ]" || fail "installed tree has no $f"
 done
 echo "ok: installed into C:\\$name: $(find "$dir" -type f | wc -l) files"
 $wine "$dir/Uninstall.exe" /S
-"$wineserver" -w  # NSIS uninstallers re-run themselves from a temporary copy
-i=0
-while [ -e "$dir" ] && [ $i -lt 20 ]; do sleep 0.5; i=$((i + 1)); done
-[ ! -e "$dir" ] || { find "$dir" | head; fail "the uninstaller left C:\\$name"; }
+wait_for "[ ! -e '$dir' ]" || { find "$dir" | head; fail "the uninstaller left C:\\$name"; }
 echo "ok: the uninstaller removed C:\\$name"
