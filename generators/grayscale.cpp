@@ -1,4 +1,4 @@
-// grayscale: RGB or RGBA -> gray with BT.601 integer weights,
+// grayscale: RGB or RGBA (BGR or BGRA with `bgr`) -> gray with BT.601 integer weights,
 // Y = (77 R + 150 G + 29 B + 128) >> 8 (weights sum to 256; alpha ignored).
 #include "common.h"
 
@@ -8,13 +8,16 @@ using namespace Halide;
 class Grayscale : public Generator<Grayscale> {
 public:
     Input<Buffer<uint8_t>> input{"input", 3};
+    Input<bool> bgr{"bgr"};  // channel 0 is B, 2 is R
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
         Var c("c"), x("x"), y("y");
         const Target &t = get_target();
         auto in = [&](int ch) { return cast<uint16_t>(input(ch, x, y)); };
-        output(c, x, y) = cast<uint8_t>((77 * in(0) + 150 * in(1) + 29 * in(2) + 128) >> 8);
+        // The weights of channels 0 and 2 are scalars, so both orders run the same code.
+        Expr w0 = cast<uint16_t>(select(bgr, 29, 77)), w2 = cast<uint16_t>(select(bgr, 77, 29));
+        output(c, x, y) = cast<uint8_t>((w0 * in(0) + 150 * in(1) + w2 * in(2) + 128) >> 8);
 
         lumen::interleaved(input);
         lumen::interleaved(output);

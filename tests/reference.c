@@ -21,14 +21,17 @@ void ref_levels(ref_image s, ref_image d, float gain, float bias) {
             for (int c = 0; c < s.c; c++) REF_PX(d, x, y, c) = from_q12(g * REF_PX(s, x, y, c) + b);
 }
 
-void ref_grayscale(ref_image s, ref_image d) {
+void ref_grayscale_order(ref_image s, ref_image d, int bgr) {
+    int r = bgr ? 2 : 0, b = bgr ? 0 : 2;
     for (int y = 0; y < s.h; y++)
         for (int x = 0; x < s.w; x++) {
-            unsigned v = 77u * REF_PX(s, x, y, 0) + 150u * REF_PX(s, x, y, 1) +
-                         29u * REF_PX(s, x, y, 2) + 128u;
+            unsigned v = 77u * REF_PX(s, x, y, r) + 150u * REF_PX(s, x, y, 1) +
+                         29u * REF_PX(s, x, y, b) + 128u;
             REF_PX(d, x, y, 0) = (uint8_t)(v >> 8);
         }
 }
+
+void ref_grayscale(ref_image s, ref_image d) { ref_grayscale_order(s, d, 0); }
 
 int ref_gaussian_taps(float sigma, uint16_t *taps) {
     int r = (int)ceil(3.0 * sigma);

@@ -17,6 +17,8 @@ typedef struct {
 
 void ref_levels(ref_image src, ref_image dst, float gain, float bias);
 void ref_grayscale(ref_image src, ref_image dst);
+/* bgr: src's channels are B, G, R (and A). */
+void ref_grayscale_order(ref_image src, ref_image dst, int bgr);
 /* Q16 taps: returns the radius; taps holds 2 * radius + 1 values. */
 int ref_gaussian_taps(float sigma, uint16_t *taps);
 void ref_gaussian_blur(ref_image src, ref_image dst, float sigma);

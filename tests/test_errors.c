@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* Every image a case may use; a failing call must leave all of their pixels unchanged. */
-enum { NONE, RGB, GRAY, RGBA, SMALL, DST, GRAY_DST, LO, HI, N_IMAGES };
+enum { NONE, RGB, GRAY, RGBA, SMALL, DST, GRAY_DST, BGR, LO, HI, N_IMAGES };
 static t_image images[N_IMAGES];
 static lumen_image *image(int i) { return i == NONE ? NULL : images[i].img; }
 static uint8_t *saved[N_IMAGES];
@@ -27,6 +27,8 @@ static const char *const functions[] = {"lumen_backend_available",
                                         "lumen_context_stats",
                                         "lumen_image_create",
                                         "lumen_image_wrap",
+                                        "lumen_image_create_format",
+                                        "lumen_image_wrap_format",
                                         "lumen_image_map",
                                         "lumen_image_sync",
                                         "lumen_levels",
@@ -140,6 +142,41 @@ static const struct {
      "over 2^31 - 1 bytes"},
 };
 
+/* Pixel formats: unknown values, and lumen_image_create's and wrap's checks in the same order. */
+static void formats(void) {
+    static const int bad[] = {0, 2, 5, -1, 0x101, 0x203, 0x105, 0x1003};
+    lumen_image *img = (lumen_image *)&img;
+    uint8_t px[64];
+    const char *cf = "lumen_image_create_format", *wf = "lumen_image_wrap_format";
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        lumen_format f = (lumen_format)bad[i];
+        CHECK(lumen_format_channels(f) == 0 && strcmp(lumen_format_name(f), "unknown") == 0,
+              "format %d is known", bad[i]);
+        expect(lumen_image_create_format(4, 4, f, &img), FMT, cf, "format", "unknown format");
+        CHECK(img == NULL, "%s: out not cleared", cf);
+        img = (lumen_image *)&img;
+        expect(lumen_image_wrap_format(px, 4, 4, f, 16, &img), FMT, wf, "format", "unknown format");
+        CHECK(img == NULL, "%s: out not cleared", wf);
+        expect(lumen_image_create_format(0, 4, f, &img), INV, cf, "width", "width before format");
+        expect(lumen_image_wrap_format(px, 4, 0, f, 16, &img), INV, wf, "height",
+               "height before format");
+    }
+    lumen_format bgr = LUMEN_FORMAT_BGR8;
+    expect(lumen_image_create_format(4, 4, bgr, NULL), INV, cf, "out", "NULL out");
+    expect(lumen_image_wrap_format(px, 4, 4, bgr, 12, NULL), INV, wf, "out", "NULL out");
+    expect(lumen_image_wrap_format(NULL, 4, 4, bgr, 12, &img), INV, wf, "data", "NULL data");
+    expect(lumen_image_wrap_format(px, 4, 4, bgr, 11, &img), INV, wf, "stride",
+           "stride < width * channels");
+    expect(lumen_image_create_format(LUMEN_MAX_DIMENSION, LUMEN_MAX_DIMENSION, LUMEN_FORMAT_BGRA8,
+                                     &img),
+           INV, cf, "height", "over 2^31 - 1 bytes");
+    CHECK(lumen_image_format(NULL) == 0, "format of NULL");
+    CHECK(lumen_image_format(image(RGBA)) == LUMEN_FORMAT_RGBA8 &&
+              lumen_image_format(image(GRAY)) == LUMEN_FORMAT_GRAY8 &&
+              lumen_image_format(image(BGR)) == LUMEN_FORMAT_BGR8,
+          "formats of images made with a channel count, or BGR8");
+}
+
 static void images_(void) {
     lumen_image *img = (lumen_image *)&img;
     uint8_t px[64];
@@ -167,6 +204,8 @@ static void images_(void) {
     expect(lumen_image_wrap(NULL, 4, 4, 1, 4, &img), INV, "lumen_image_wrap", "data", "NULL data");
     expect(lumen_image_wrap(NULL, 0, 4, 1, 4, &img), INV, "lumen_image_wrap", "data",
            "NULL data before bad size");
+
+    formats();
 
     const char *fn = "lumen_image_map";
     lumen_image *d = image(DST);
@@ -205,6 +244,9 @@ static const struct {
     {T_LEVELS, NONE, NONE, NAN, 0, INV, "src", "NULL src before NULL dst and NaN gain"},
     {T_LEVELS, GRAY, DST, 1, 0, SIZE, "dst", "channels differ"},
     {T_LEVELS, SMALL, DST, 1, 0, SIZE, "dst", "sizes differ"},
+    {T_LEVELS, BGR, DST, 1, 0, SIZE, "BGR8", "BGR src, RGB dst"},
+    {T_LEVELS, DST, BGR, 1, 0, SIZE, "RGB8", "RGB src, BGR dst"},
+    {T_LEVELS, BGR, SMALL, 1, 0, SIZE, "format", "format before size"},
     {T_LEVELS, SMALL, DST, NAN, 0, SIZE, "dst", "size before gain"},
     {T_LEVELS, RGB, DST, INFINITY, 0, INV, "gain", "infinite gain"},
     {T_LEVELS, RGB, DST, -256.5f, 0, INV, "gain", "gain too large"},
@@ -221,6 +263,11 @@ static const struct {
     {T_BLUR, RGB, NONE, 2, 0, INV, "dst", "NULL dst"},
     {T_BLUR, SMALL, DST, 2, 0, SIZE, "dst", "sizes differ"},
     {T_BLUR, RGBA, DST, 2, 0, SIZE, "dst", "channels differ"},
+    {T_BLUR, RGB, BGR, 2, 0, SIZE, "BGR8", "RGB src, BGR dst"},
+    {T_RESIZE, BGR, DST, 0, 0, SIZE, "BGR8", "BGR src, RGB dst"},
+    {T_UNSHARP, BGR, DST, 2, 1, SIZE, "BGR8", "BGR src, RGB dst"},
+    {T_GRAYSCALE, BGR, DST, 0, 0, SIZE, "dst", "RGB dst (from BGR)"},
+    {T_SOBEL, BGR, GRAY_DST, 0, 0, FMT, "src", "BGR src"},
     {T_BLUR, RGB, DST, 0.49f, 0, INV, "sigma", "sigma too small"},
     {T_BLUR, RGB, DST, 16.01f, 0, INV, "sigma", "sigma too large"},
     {T_BLUR, RGB, DST, NAN, 0, INV, "sigma", "NaN sigma"},
@@ -351,6 +398,10 @@ int main(void) {
     images[SMALL] = t_image_new(15, 8, 3, 0, 1);
     images[DST] = t_image_new(16, 8, 3, 0, 0);
     images[GRAY_DST] = t_image_new(16, 8, 1, 0, 0);
+    images[BGR] = t_image_new(16, 8, 3, 0, 1);
+    lumen_image_destroy(images[BGR].img);
+    CHECK_OK(lumen_image_wrap_format(images[BGR].mem, 16, 8, LUMEN_FORMAT_BGR8, 48,
+                                     &images[BGR].img));
     t_image *lo = &images[LO], *hi = &images[HI];
     *lo = *hi = images[DST];
     lo->mem = hi->mem = NULL; /* views of DST's memory, compared through DST */

@@ -106,6 +106,52 @@ static void check_pipeline(pipe p) {
     if (p == T_RESIZE) check_case(p, 640, 480, c, 0, 1001, 733, a, b);
 }
 
+/* Channel order: grayscale weights channels by the source's format; the per-channel pipelines
+ * run BGR(A) as RGB(A), into a destination of the same format. */
+static void check_formats(void) {
+    static const lumen_format fmts[] = {LUMEN_FORMAT_BGR8, LUMEN_FORMAT_BGRA8, LUMEN_FORMAT_RGB8,
+                                        LUMEN_FORMAT_RGBA8};
+    for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
+        lumen_format f = fmts[i];
+        int c = lumen_format_channels(f), bgr = (f >> 8) == 1;
+        int w = 16 + (int)(t_rand() % 150), h = 2 + (int)(t_rand() % 40), ow = w + 7, oh = h / 2 + 1;
+        t_image src = t_image_new(w, h, c, 5, 1), gray = t_image_new(w, h, 1, 3, 0);
+        t_image blur = t_image_new(w, h, c, 2, 0), small = t_image_new(ow, oh, c, 0, 0);
+        lumen_image *s = NULL, *b = NULL, *r = NULL;
+        CHECK_OK(lumen_image_wrap_format(src.mem, w, h, f, src.ref.stride, &s));
+        CHECK_OK(lumen_image_wrap_format(blur.mem, w, h, f, blur.ref.stride, &b));
+        CHECK_OK(lumen_image_wrap_format(small.mem, ow, oh, f, small.ref.stride, &r));
+        CHECK(lumen_image_format(s) == f && lumen_image_channels(s) == c, "format %s",
+              lumen_format_name(f));
+        CHECK_OK(lumen_grayscale(ctx, s, gray.img));
+        CHECK_OK(lumen_gaussian_blur(ctx, s, b, 1.7f));
+        CHECK_OK(lumen_resize(ctx, s, r));
+        t_sync(&gray);
+        uint8_t *p;
+        CHECK_OK(lumen_image_map(b, LUMEN_ACCESS_READ, &p));
+        CHECK_OK(lumen_image_map(r, LUMEN_ACCESS_READ, &p));
+
+        ref_image want_gray = {malloc((size_t)w * h), w, h, 1, (size_t)w};
+        ref_image want_blur = {malloc((size_t)w * h * c), w, h, c, (size_t)w * c};
+        ref_image want_small = {malloc((size_t)ow * oh * c), ow, oh, c, (size_t)ow * c};
+        ref_grayscale_order(src.ref, want_gray, bgr);
+        ref_gaussian_blur(src.ref, want_blur, 1.7f);
+        ref_resize(src.ref, want_small);
+        const t_image *got[] = {&gray, &blur, &small};
+        ref_image want[] = {want_gray, want_blur, want_small};
+        for (int k = 0; k < 3; k++) {
+            long n_diff;
+            int pad_ok, max = t_compare(got[k], want[k], &n_diff, &pad_ok);
+            CHECK(max == 0 && pad_ok, "%s %dx%d, %s: max diff %d, %ld differ",
+                  lumen_format_name(f), w, h, k == 0 ? "grayscale" : k == 1 ? "blur" : "resize",
+                  max, n_diff);
+            free(want[k].data);
+        }
+        lumen_image_destroy(s), lumen_image_destroy(b), lumen_image_destroy(r);
+        t_image_free(&src), t_image_free(&gray), t_image_free(&blur), t_image_free(&small);
+    }
+}
+
 /* levels may run in place (src == dst). */
 static void check_in_place(void) {
     t_image img = t_image_new(203, 37, 3, 7, 1);
@@ -179,6 +225,7 @@ int main(int argc, char **argv) {
     }
     t_seed();
     for (pipe p = T_LEVELS; p <= T_UNSHARP; p++) check_pipeline(p);
+    check_formats();
     check_in_place();
     check_chain();
     if (backend == LUMEN_BACKEND_CPU) {

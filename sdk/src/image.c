@@ -50,8 +50,7 @@ static size_t image_bytes(const lumen_image *img) {
 
 /* Width, height, channels and stride (named `stride_name` in messages) within what Halide's
  * 32-bit buffers can address, checked in the order lumen.h documents. */
-lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride,
-                                   const char *stride_name) {
+static lumen_status check_size(lumen__call *call, int w, int h) {
     if (w < 1 || w > LUMEN_MAX_DIMENSION) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "width %d outside 1..%d", w,
                            LUMEN_MAX_DIMENSION);
@@ -60,6 +59,13 @@ lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "height %d outside 1..%d", h,
                            LUMEN_MAX_DIMENSION);
     }
+    return LUMEN_OK;
+}
+
+lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride,
+                                   const char *stride_name) {
+    lumen_status st = check_size(call, w, h);
+    if (st) return st;
     if (c != 1 && c != 3 && c != 4) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT, "channels %d (1, 3 or 4 taken)",
                            c);
@@ -100,8 +106,44 @@ lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int
     img->buf.dim = img->dim;
     img->buf.flags = halide_buffer_flag_host_dirty; /* the caller may have written it */
     img->owned = owned;
+    img->format = (lumen_format)c;
     *out = img;
     return LUMEN_OK;
+}
+
+/* width, height, then the format checked as lumen.h orders it; its channel count in *c. */
+static lumen_status check_format(lumen__call *call, int w, int h, lumen_format format, int *c) {
+    *c = lumen_format_channels(format);
+    lumen_status st = *c ? LUMEN_OK : check_size(call, w, h);
+    if (!*c && !st) {
+        st = lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                         "format %d is not a lumen_format (GRAY8, RGB8, RGBA8, BGR8, BGRA8)",
+                         (int)format);
+    }
+    return st;
+}
+
+static lumen_status create(lumen__call *call, int width, int height, int channels,
+                           lumen_format format, lumen_image **out) {
+    size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels : 0;
+    size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
+    lumen_status st = lumen__check_geometry(call, width, height, channels, stride, "stride");
+    if (st) return st;
+    void *owned = malloc(stride * (size_t)height + ROW_ALIGN);
+    if (!owned) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
+    uint8_t *data = (uint8_t *)owned + (ROW_ALIGN - (uintptr_t)owned % ROW_ALIGN) % ROW_ALIGN;
+    st = lumen__new_image(call, data, owned, width, height, channels, stride, out);
+    if (!st && format) (*out)->format = format;
+    return st;
+}
+
+static lumen_status wrap(lumen__call *call, void *data, int width, int height, int channels,
+                         lumen_format format, size_t stride, lumen_image **out) {
+    lumen_status st = lumen__check_geometry(call, width, height, channels, stride, "stride");
+    if (st) return st;
+    st = lumen__new_image(call, (uint8_t *)data, NULL, width, height, channels, stride, out);
+    if (!st && format) (*out)->format = format;
+    return st;
 }
 
 lumen_status lumen_image_create(int width, int height, int channels, lumen_image **out) {
@@ -109,14 +151,18 @@ lumen_status lumen_image_create(int width, int height, int channels, lumen_image
     lumen__begin(&call, "lumen_image_create", NULL);
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
-    size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels : 0;
-    size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
-    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride, "stride");
-    if (st) return st;
-    void *owned = malloc(stride * (size_t)height + ROW_ALIGN);
-    if (!owned) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
-    uint8_t *data = (uint8_t *)owned + (ROW_ALIGN - (uintptr_t)owned % ROW_ALIGN) % ROW_ALIGN;
-    return lumen__new_image(&call, data, owned, width, height, channels, stride, out);
+    return create(&call, width, height, channels, (lumen_format)0, out);
+}
+
+lumen_status lumen_image_create_format(int width, int height, lumen_format format,
+                                       lumen_image **out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_create_format", NULL);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    int c;
+    lumen_status st = check_format(&call, width, height, format, &c);
+    return st ? st : create(&call, width, height, c, format, out);
 }
 
 lumen_status lumen_image_wrap(void *data, int width, int height, int channels, size_t stride,
@@ -126,9 +172,47 @@ lumen_status lumen_image_wrap(void *data, int width, int height, int channels, s
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
-    lumen_status st = lumen__check_geometry(&call, width, height, channels, stride, "stride");
-    if (st) return st;
-    return lumen__new_image(&call, (uint8_t *)data, NULL, width, height, channels, stride, out);
+    return wrap(&call, data, width, height, channels, (lumen_format)0, stride, out);
+}
+
+lumen_status lumen_image_wrap_format(void *data, int width, int height, lumen_format format,
+                                     size_t stride, lumen_image **out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_wrap_format", NULL);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
+    int c;
+    lumen_status st = check_format(&call, width, height, format, &c);
+    return st ? st : wrap(&call, data, width, height, c, format, stride, out);
+}
+
+int lumen_format_channels(lumen_format format) {
+    switch (format) {
+        case LUMEN_FORMAT_GRAY8:
+        case LUMEN_FORMAT_RGB8:
+        case LUMEN_FORMAT_RGBA8:
+        case LUMEN_FORMAT_BGR8:
+        case LUMEN_FORMAT_BGRA8:
+            return (int)format & 0xff;
+    }
+    return 0;
+}
+
+const char *lumen_format_name(lumen_format format) {
+    switch (format) {
+        case LUMEN_FORMAT_GRAY8:
+            return "GRAY8";
+        case LUMEN_FORMAT_RGB8:
+            return "RGB8";
+        case LUMEN_FORMAT_RGBA8:
+            return "RGBA8";
+        case LUMEN_FORMAT_BGR8:
+            return "BGR8";
+        case LUMEN_FORMAT_BGRA8:
+            return "BGRA8";
+    }
+    return "unknown";
 }
 
 /* Transfers, counted against the context `ctx`. */
@@ -201,6 +285,7 @@ int lumen_image_width(const lumen_image *img) { return img ? img->dim[1].extent 
 int lumen_image_height(const lumen_image *img) { return img ? img->dim[2].extent : 0; }
 int lumen_image_channels(const lumen_image *img) { return img ? img->dim[0].extent : 0; }
 size_t lumen_image_stride(const lumen_image *img) { return img ? (size_t)img->dim[2].stride : 0; }
+lumen_format lumen_image_format(const lumen_image *img) { return img ? img->format : (lumen_format)0; }
 
 lumen_backend lumen_image_location(const lumen_image *img) {
     return img && device_dirty(img) ? backend_of(img->buf.device_interface) : LUMEN_BACKEND_CPU;

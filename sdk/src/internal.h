@@ -41,6 +41,7 @@ struct lumen_image {
     void *owned;          /* our host allocation, NULL for wrapped memory */
     uint64_t device_ptr;  /* caller's CUDA memory wrapped by lumen_cuda_image_wrap, else 0 */
     lumen_context *owner; /* context of the last GPU call on it (referenced), or NULL */
+    lumen_format format;  /* its channel count for images made without one */
 };
 
 /* One API call: Halide's user_context, so runtime hooks (errors) reach the call that failed. */

@@ -63,6 +63,10 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst has %d channels, needs %d", dc,
                            want);
     }
+    if (!s.dst_channels && dst->format != src->format) {
+        return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst is %s, needs src's format %s",
+                           lumen_format_name(dst->format), lumen_format_name(src->format));
+    }
     if (s.same_size && (lumen_image_width(src) != lumen_image_width(dst) ||
                         lumen_image_height(src) != lumen_image_height(dst))) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "src is %dx%d but dst is %dx%d",
@@ -144,11 +148,12 @@ lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst
 }
 
 lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
-    typedef int (*fn_t)(const void *, buf_t *, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, bool, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(grayscale);
     LUMEN__START("lumen_grayscale", ((shape){(1 << 3) | (1 << 4), 1, 1, 0}));
     LUMEN__PREPARE();
-    return lumen__finish(&call, fns[b](&call, &src->buf, &dst->buf));
+    bool bgr = src->format == LUMEN_FORMAT_BGR8 || src->format == LUMEN_FORMAT_BGRA8;
+    return lumen__finish(&call, fns[b](&call, &src->buf, bgr, &dst->buf));
 }
 
 lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,

@@ -296,6 +296,48 @@ static void test_png_round_trips(void) {
         }
 }
 
+/* BGR(A) images are written in the files' R, G, B (A) order: read back as RGB(A) with B and R
+ * swapped; their JPEG is the RGB image's, byte for byte. */
+static void test_bgr_write(void) {
+    for (int c = 3; c <= 4; c++) {
+        int w = 37, h = 11;
+        t_image t = t_image_new(w, h, c, 5, 1);
+        lumen_image *bgr = NULL, *img = NULL;
+        CHECK_OK(lumen_image_wrap_format(t.mem, w, h, c == 3 ? LUMEN_FORMAT_BGR8 : LUMEN_FORMAT_BGRA8,
+                                         t.ref.stride, &bgr));
+        uint8_t *want = tight(&t);
+        for (size_t i = 0; i < (size_t)w * h; i++) {
+            uint8_t b = want[i * c];
+            want[i * c] = want[i * c + 2], want[i * c + 2] = b;
+        }
+        const char *p = path_of("bgr.png");
+        for (int bits = 8; bits <= 16; bits += 8) {
+            lumen_io_options o = {.png_bits = bits};
+            CHECK_OK(lumen_io_write(p, bgr, &o));
+            CHECK_OK(lumen_io_read(p, &img));
+            CHECK(same(img, w, h, c, want), "BGR%s png %d-bit read back as RGB", c == 4 ? "A" : "",
+                  bits);
+            lumen_image_destroy(img);
+            img = NULL;
+        }
+        if (c == 3) {
+            lumen_image *rgb = NULL;
+            CHECK_OK(lumen_image_wrap(want, w, h, 3, (size_t)w * 3, &rgb));
+            void *a = NULL, *b = NULL;
+            size_t na = 0, nb = 0;
+            lumen_io_options jpg = {.format = LUMEN_IO_FORMAT_JPEG};
+            CHECK_OK(lumen_io_encode(bgr, &jpg, &a, &na));
+            CHECK_OK(lumen_io_encode(rgb, &jpg, &b, &nb));
+            CHECK(na == nb && na && memcmp(a, b, na) == 0, "BGR jpeg != the RGB image's");
+            lumen_io_free(a), lumen_io_free(b);
+            lumen_image_destroy(rgb);
+        }
+        lumen_image_destroy(bgr);
+        free(want);
+        t_image_free(&t);
+    }
+}
+
 /* Files made by libpng here: each decoded value computed here from the stored samples. */
 static void test_png_decoding(void) {
     const char *p = path_of("made.png");
@@ -1086,6 +1128,7 @@ int main(int argc, char **argv) {
     t_seed();
     test_formats();
     test_png_round_trips();
+    test_bgr_write();
     test_png_decoding();
     test_jpeg();
     test_bad_files();

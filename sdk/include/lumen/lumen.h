@@ -1,7 +1,8 @@
 /** @file
  * Lumen: image processing pipelines built with Halide, behind a small C API.
  *
- * Images are 8-bit, interleaved (1 = gray, 3 = RGB, 4 = RGBA channels), with any row stride.
+ * Images are 8-bit, interleaved (1 = gray, 3 = RGB or BGR, 4 = RGBA or BGRA channels: see
+ * lumen_format), with any row stride.
  * Every function that can fail returns a lumen_status; on failure nothing is written to the
  * destination image, output pointers (out, data, device_ptr, pitch) are set to NULL / 0 where the
  * caller passed them, and lumen_last_error() holds a message for the calling thread that starts
@@ -160,6 +161,23 @@ typedef struct lumen_image lumen_image;
 #define LUMEN_MAX_DIMENSION 65535
 #define LUMEN_MAX_BYTES 2147483647 /**< 2^31 - 1 (since 1.1) */
 
+/** Pixel formats (since 1.3): the channel order of an image's interleaved 8-bit pixels. A
+ * format's low byte is its channel count, so the channel counts 1, 3 and 4 of lumen_image_create
+ * and lumen_image_wrap are LUMEN_FORMAT_GRAY8, RGB8 and RGBA8. Every pipeline that takes 3 or 4
+ * channels takes both orders: lumen_grayscale weights each channel by its colour, the others
+ * treat channels alike and need dst in src's format (SIZE_MISMATCH otherwise). */
+typedef enum lumen_format {
+    LUMEN_FORMAT_GRAY8 = 1,
+    LUMEN_FORMAT_RGB8 = 3,
+    LUMEN_FORMAT_RGBA8 = 4,
+    LUMEN_FORMAT_BGR8 = 0x103, /**< B, G, R: OpenCV's order */
+    LUMEN_FORMAT_BGRA8 = 0x104 /**< B, G, R, A */
+} lumen_format;
+/** The channel count of a format; 0 for a value that is none of the above. */
+LUMEN_API int lumen_format_channels(lumen_format format);
+/** "GRAY8", "RGB8", "RGBA8", "BGR8", "BGRA8"; "unknown" for any other value. */
+LUMEN_API const char *lumen_format_name(lumen_format format);
+
 /** An image owning its memory, rows aligned to 64 bytes, contents undefined.
  * Errors, checked in this order:
  *   INVALID_ARGUMENT     out NULL; width, then height, outside 1..LUMEN_MAX_DIMENSION
@@ -174,6 +192,15 @@ LUMEN_API lumen_status lumen_image_create(int width, int height, int channels, l
  *   INVALID_ARGUMENT     stride < width * channels; stride or the image over 2^31 - 1 bytes */
 LUMEN_API lumen_status lumen_image_wrap(void *data, int width, int height, int channels,
                                         size_t stride, lumen_image **out);
+/** lumen_image_create with a pixel format (since 1.3): its errors, with UNSUPPORTED_FORMAT for a
+ * format value not listed above (after width and height). */
+LUMEN_API lumen_status lumen_image_create_format(int width, int height, lumen_format format,
+                                                 lumen_image **out);
+/** lumen_image_wrap with a pixel format (since 1.3): its errors, with UNSUPPORTED_FORMAT for a
+ * format value not listed above (after width and height). */
+LUMEN_API lumen_status lumen_image_wrap_format(void *data, int width, int height,
+                                               lumen_format format, size_t stride,
+                                               lumen_image **out);
 /** Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
 LUMEN_API void lumen_image_destroy(lumen_image *img);
 
@@ -181,6 +208,8 @@ LUMEN_API int lumen_image_width(const lumen_image *img);     /**< 0 for NULL */
 LUMEN_API int lumen_image_height(const lumen_image *img);    /**< 0 for NULL */
 LUMEN_API int lumen_image_channels(const lumen_image *img);  /**< 0 for NULL */
 LUMEN_API size_t lumen_image_stride(const lumen_image *img); /**< bytes per row, 0 for NULL */
+/** The image's pixel format (since 1.3); 0 for NULL. */
+LUMEN_API lumen_format lumen_image_format(const lumen_image *img);
 /** Where the newest pixels are: LUMEN_BACKEND_CPU (host memory) or the GPU backend holding them.*/
 LUMEN_API lumen_backend lumen_image_location(const lumen_image *img);
 
@@ -206,7 +235,8 @@ LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
  * Every pipeline returns, checked in this order (ctx NULL: the default context):
  *   INVALID_ARGUMENT      src, then dst, NULL
  *   UNSUPPORTED_FORMAT    src's channel count is not one the pipeline takes
- *   SIZE_MISMATCH         dst's channels, then size, do not fit src (as stated per pipeline)
+ *   SIZE_MISMATCH         dst's channels, then format (channel order), then size, do not fit
+ *                         src (as stated per pipeline)
  *   INVALID_ARGUMENT      src and dst memory overlap (only levels may run exactly in place)
  *   INVALID_ARGUMENT      a parameter out of its range, NaN or infinite, in argument order
  *                         (gain, bias; sigma, amount)
@@ -225,8 +255,8 @@ LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
 LUMEN_API lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     float gain, float bias);
 
-/** (77 R + 150 G + 29 B + 128) >> 8 (BT.601; alpha ignored). src: 3 or 4 channels; dst: same size,
- * 1 channel. */
+/** (77 R + 150 G + 29 B + 128) >> 8 (BT.601; alpha ignored), R, G and B by src's format.
+ * src: 3 or 4 channels (RGB8, RGBA8, BGR8, BGRA8); dst: same size, 1 channel. */
 LUMEN_API lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
 #define LUMEN_SIGMA_MIN 0.5f  /**< smallest sigma (lumen_gaussian_blur, lumen_unsharp_mask) */

@@ -44,6 +44,7 @@ void io_strerror(int err, char *reason, size_t size);
 typedef struct io_pixels {
     const unsigned char *px;
     int w, h, c;
+    int bgr; /* channels B, G, R (A): written as R, G, B (A) */
     size_t stride;
 } io_pixels;
 

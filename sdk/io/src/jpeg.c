@@ -221,7 +221,7 @@ static lumen_status encode(jpeg_ctx *c, const io_pixels *p, int quality) {
     e->image_width = (JDIMENSION)p->w;
     e->image_height = (JDIMENSION)p->h;
     e->input_components = p->c;
-    e->in_color_space = p->c == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    e->in_color_space = p->c == 1 ? JCS_GRAYSCALE : p->bgr ? JCS_EXT_BGR : JCS_RGB;
     jpeg_set_defaults(e);
     jpeg_set_quality(e, quality, TRUE);
     jpeg_start_compress(e, TRUE);

@@ -266,6 +266,8 @@ static lumen_status prepare(const char *fn, const char *path, lumen_image *img,
                     "unknown extension (.png, .jpg or .jpeg; or set options->format)");
     p->w = lumen_image_width(img), p->h = lumen_image_height(img);
     p->c = lumen_image_channels(img), p->stride = lumen_image_stride(img);
+    p->bgr = lumen_image_format(img) == LUMEN_FORMAT_BGR8 ||
+             lumen_image_format(img) == LUMEN_FORMAT_BGRA8;
     if (*format == LUMEN_IO_FORMAT_JPEG && p->c == 4)
         return fail(fn, name, LUMEN_ERROR_UNSUPPORTED_FORMAT, "JPEG holds 1 or 3 channels, not 4");
     uint8_t *px = NULL;

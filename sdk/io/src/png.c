@@ -150,6 +150,7 @@ static lumen_status encode(png_ctx *c, const io_pixels *p, int bits) {
     png_set_IHDR(c->png, c->info, (png_uint_32)p->w, (png_uint_32)p->h, bits, types[p->c],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(c->png, c->info);
+    if (p->bgr) png_set_bgr(c->png);
     size_t n = (size_t)p->w * p->c;
     if (bits == 16 && !(c->wide = malloc(2 * n))) c->oom = 1, png_error(c->png, "no memory");
     png_bytep wide = c->wide;
