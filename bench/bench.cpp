@@ -213,6 +213,7 @@ struct Case {
     std::vector<int> channels;
     int num = 1, den = 1;  // output size = input size * num / den
     bool to_gray = false;
+    bool nv12 = false;  // the source: an NV12 frame (a 1-channel image of 3/2 the height)
     std::function<lumen_status(lumen_context *, Img &, Img &)> lumen;
     std::function<void(const Img &, Img &)> plain;
     std::vector<Peer> peers;
@@ -431,6 +432,24 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    {
+        Case c{"yuv_to_rgb", "NV12 BT.601 limited", {3, 4}};
+        c.nv12 = true;
+        c.lumen = [](lumen_context *x, Img &s, Img &d) {
+            int h = s.h * 2 / 3;
+            lumen_yuv_frame f = {LUMEN_YUV_NV12, s.w, h, {s.p, s.p + s.stride * h, nullptr}, {s.stride, s.stride, 0}};
+            return lumen_yuv_to_rgb(x, &f, d.li, LUMEN_YUV_BT601_LIMITED);
+        };
+        c.plain = [](const Img &s, Img &d) { pc_nv12_to_rgb(s.pc(), d.pc()); };
+        c.peers = {
+            {"cv::cvtColor YUV2RGB(A)_NV12", kCv, 1, false, true, "Q20 coefficients", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::cvtColor(s.mat(), o, d.c == 4 ? cv::COLOR_YUV2RGBA_NV12 : cv::COLOR_YUV2RGB_NV12);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     return v;
 }
 
@@ -446,8 +465,10 @@ void bench_pipelines(lumen_context *ctx, const std::vector<int> &threads) {
         if (!only.empty() && only != cs.name) continue;
         for (Size sz : sizes)
             for (int c : cs.channels) {
-                Img src(sz.w, sz.h, c);
+                Img src(sz.w, cs.nv12 ? sz.h * 3 / 2 : sz.h, cs.nv12 ? 1 : c);
                 src.fill();
+                // A video frame's samples are 16..235 (OpenCV takes Y < 16 as 16, Lumen keeps it)
+                for (size_t i = 0; cs.nv12 && i < src.bytes(); i++) src.p[i] = uint8_t(16 + src.p[i] * 219 / 255);
                 int ow = int(int64_t(sz.w) * cs.num / cs.den), oh = int(int64_t(sz.h) * cs.num / cs.den);
                 int oc = cs.to_gray ? 1 : c;
                 Img lo(ow, oh, oc), po(ow, oh, oc);

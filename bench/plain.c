@@ -35,6 +35,24 @@ void pc_grayscale(pc_img s, pc_img d) {
     }
 }
 
+void pc_nv12_to_rgb(pc_img s, pc_img d) {
+    /* lumen.h's coefficients for BT.601 limited range, rounded to Q16 */
+    const int32_t cy = 76309, crv = 104597, cgu = 25675, cgv = 53279, cbu = 132201;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < d.h; y++) {
+        const uint8_t *yr = ROW(s, y), *uv = ROW(s, d.h + y / 2);
+        uint8_t *out = ROW(d, y);
+        for (int x = 0; x < d.w; x++) {
+            int32_t yq = cy * (yr[x] - 16), u = uv[x & ~1] - 128, v = uv[x | 1] - 128;
+            uint8_t *o = out + (size_t)d.c * x;
+            o[0] = (uint8_t)clampi((yq + crv * v + 32768) >> 16, 0, 255);
+            o[1] = (uint8_t)clampi((yq - cgu * u - cgv * v + 32768) >> 16, 0, 255);
+            o[2] = (uint8_t)clampi((yq + cbu * u + 32768) >> 16, 0, 255);
+            if (d.c == 4) o[3] = 255;
+        }
+    }
+}
+
 /* Horizontal pass of one row: clamp-padded copy, then taps over contiguous samples. */
 static void hpass(const uint8_t *in, int w, int c, const uint16_t *taps, int r, uint8_t *pad,
                   uint32_t *acc, uint16_t *h) {

@@ -23,6 +23,9 @@ void pc_blur(pc_img s, pc_img d, const uint16_t *taps, int r);
 void pc_resize(pc_img s, pc_img d);
 void pc_sobel(pc_img s, pc_img d);
 void pc_unsharp(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t amount_q12);
+/* NV12 (s: 1 channel, Y rows then UV rows, height 3/2 of d's) to RGB(A), BT.601 limited range,
+ * with lumen_yuv_to_rgb's Q16 coefficients. */
+void pc_nv12_to_rgb(pc_img s, pc_img d);
 
 /* Bandwidth probes over n bytes, split over the threads: memcpy, a copy loop with ordinary
  * stores (as pipelines do), and a read-only sum. */

@@ -70,7 +70,7 @@ if (LUMEN_DEB_COMPONENTS)
     set(triggers "${PROJECT_SOURCE_DIR}/packaging/debian/triggers")
     # name;section;Depends (besides shlibdeps);synopsis;extended description (lines <= 80 chars)
     set(pkg_deb_lib "${lib}" libs "" "Lumen image processing library (Halide pipelines)"
-        "Lumen is an image processing SDK with a C API: levels, grayscale, Gaussian\nblur, unsharp mask, resize and Sobel, built as Halide pipelines for several\nx86-64 CPU levels and for CUDA and OpenCL devices, chosen at run time.\n\nThis package contains the shared library.")
+        "Lumen is an image processing SDK with a C API: levels, grayscale, Gaussian\nblur, unsharp mask, resize, Sobel and YUV conversions, built as Halide\npipelines for several x86-64 CPU levels and for CUDA and OpenCL devices,\nchosen at run time.\n\nThis package contains the shared library.")
     set(pkg_deb_dev liblumen-dev libdevel "${lib} ${same}"
         "Lumen image processing library - development files"
         "Lumen is an image processing SDK with a C API built from Halide pipelines.\n\nThis package contains the C headers, the static library, the CMake package\n(find_package(Lumen)), the pkg-config files lumen and lumen-static, the\nAPI reference (HTML), lumen(3) and the examples.")

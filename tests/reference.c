@@ -148,3 +148,70 @@ void ref_unsharp_mask(ref_image s, ref_image d, float sigma, float amount) {
             }
     free(v);
 }
+
+/* ---- YUV 4:2:0 (lumen.h: lumen_yuv_to_rgb, lumen_rgb_to_yuv) ---- */
+
+static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
+static int clamp255(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
+
+/* Address of U (k = 0) or V (k = 1) of pixel (x, y). */
+static uint8_t *chroma(const ref_frame *f, int k, int x, int y) {
+    if (f->layout == 3) return f->planes[1 + k] + (size_t)(y / 2) * f->strides[1 + k] + x / 2;
+    int off = f->layout == 2 ? 1 - k : k;
+    return f->planes[1] + (size_t)(y / 2) * f->strides[1] + (size_t)(x / 2) * 2 + off;
+}
+
+static void space_of(int space, double *kr, double *kb, int *limited) {
+    *kr = space <= 2 ? 0.299 : 0.2126;
+    *kb = space <= 2 ? 0.114 : 0.0722;
+    *limited = space == 1 || space == 3;
+}
+
+void ref_yuv_to_rgb(const ref_frame *f, ref_image d, int bgr, int space) {
+    double kr, kb;
+    int lim;
+    space_of(space, &kr, &kb, &lim);
+    double kg = 1 - kr - kb, sy = lim ? 255.0 / 219 : 1, sc = lim ? 255.0 / 224 : 1;
+    int32_t cy = q16(sy), crv = q16(2 * sc * (1 - kr)), cgu = q16(2 * sc * kb * (1 - kb) / kg);
+    int32_t cgv = q16(2 * sc * kr * (1 - kr) / kg), cbu = q16(2 * sc * (1 - kb)), y0 = lim ? 16 : 0;
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            int32_t yq = cy * (f->planes[0][(size_t)y * f->strides[0] + x] - y0);
+            int32_t u = *chroma(f, 0, x, y) - 128, v = *chroma(f, 1, x, y) - 128;
+            int rgb[3] = {clamp255((yq + crv * v + 32768) >> 16),
+                          clamp255((yq - cgu * u - cgv * v + 32768) >> 16),
+                          clamp255((yq + cbu * u + 32768) >> 16)};
+            for (int c = 0; c < d.c; c++)
+                REF_PX(d, x, y, c) = (uint8_t)(c == 3 ? 255 : rgb[bgr ? 2 - c : c]);
+        }
+}
+
+void ref_rgb_to_yuv(ref_image s, int bgr, const ref_frame *f, int space) {
+    double kr, kb;
+    int lim;
+    space_of(space, &kr, &kb, &lim);
+    double kg = 1 - kr - kb, sy = lim ? 219.0 / 255 : 1, sc = lim ? 224.0 / 255 : 1;
+    int32_t yr = q16(sy * kr), yb = q16(sy * kb), yg = q16(sy) - yr - yb, y0 = lim ? 16 : 0;
+    int32_t ur = q16(-sc * kr / (2 * (1 - kb))), ug = q16(-sc * kg / (2 * (1 - kb))), ub = -ur - ug;
+    int32_t vg = q16(-sc * kg / (2 * (1 - kr))), vb = q16(-sc * kb / (2 * (1 - kr))), vr = -vg - vb;
+    int ri = bgr ? 2 : 0, bi = bgr ? 0 : 2;
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            int32_t r = REF_PX(s, x, y, ri), g = REF_PX(s, x, y, 1), b = REF_PX(s, x, y, bi);
+            f->planes[0][(size_t)y * f->strides[0] + x] =
+                (uint8_t)clamp255((yr * r + yg * g + yb * b + (y0 << 16) + 32768) >> 16);
+        }
+    for (int y = 0; y < f->h; y += 2)
+        for (int x = 0; x < f->w; x += 2) {
+            int32_t sr = 0, sg = 0, sb = 0;
+            for (int j = 0; j < 4; j++) {
+                sr += REF_PX(s, x + j % 2, y + j / 2, ri);
+                sg += REF_PX(s, x + j % 2, y + j / 2, 1);
+                sb += REF_PX(s, x + j % 2, y + j / 2, bi);
+            }
+            *chroma(f, 0, x, y) =
+                (uint8_t)clamp255((ur * sr + ug * sg + ub * sb + (1 << 25) + (1 << 17)) >> 18);
+            *chroma(f, 1, x, y) =
+                (uint8_t)clamp255((vr * sr + vg * sg + vb * sb + (1 << 25) + (1 << 17)) >> 18);
+        }
+}

@@ -28,4 +28,15 @@ void ref_sobel(ref_image src, ref_image dst);
 uint16_t *ref_gaussian_blur_q7(ref_image src, float sigma);
 void ref_unsharp_mask(ref_image src, ref_image dst, float sigma, float amount);
 
+/* 4:2:0 frames (lumen_yuv_frame's layout and lumen_yuv_space's values, as ints); bgr: the RGB
+ * image's channels are B, G, R (A); alpha written as 255. */
+typedef struct {
+    int layout; /* 1 NV12, 2 NV21, 3 I420 */
+    int w, h;
+    uint8_t *planes[3];
+    size_t strides[3];
+} ref_frame;
+void ref_yuv_to_rgb(const ref_frame *src, ref_image dst, int bgr, int space);
+void ref_rgb_to_yuv(ref_image src, int bgr, const ref_frame *dst, int space);
+
 #endif

@@ -37,6 +37,8 @@ static const char *const functions[] = {"lumen_backend_available",
                                         "lumen_resize",
                                         "lumen_sobel",
                                         "lumen_unsharp_mask",
+                                        "lumen_yuv_to_rgb",
+                                        "lumen_rgb_to_yuv",
                                         "lumen_cuda_context_create",
                                         "lumen_cuda_image_wrap",
                                         "lumen_cuda_image_device_ptr"};
@@ -330,6 +332,66 @@ static void pipelines(void) {
     save_images();
 }
 
+/* YUV frames: each check in lumen.h's order; a failing lumen_rgb_to_yuv writes no plane. */
+static void yuv(void) {
+    enum { W = 16, H = 8 };
+    static uint8_t y_plane[W * H], uv[W * H / 2], u[W * H / 4], v[W * H / 4];
+    lumen_yuv_frame nv12 = {LUMEN_YUV_NV12, W, H, {y_plane, uv, NULL}, {W, W, 0}};
+    lumen_yuv_frame i420 = {LUMEN_YUV_I420, W, H, {y_plane, u, v}, {W, W / 2, W / 2}};
+    lumen_yuv_frame f;
+    const char *fn = "lumen_yuv_to_rgb", *back = "lumen_rgb_to_yuv";
+    lumen_yuv_space bt601 = LUMEN_YUV_BT601_LIMITED;
+    memset(y_plane, 7, sizeof y_plane), memset(uv, 7, sizeof uv), memset(u, 7, sizeof u);
+    memset(v, 7, sizeof v);
+    expect(lumen_yuv_to_rgb(NULL, NULL, image(DST), bt601), INV, fn, "src", "NULL src");
+    expect(lumen_yuv_to_rgb(NULL, &nv12, NULL, bt601), INV, fn, "dst", "NULL dst");
+    f = i420, f.planes[2] = NULL;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), INV, fn, "planes[2]", "NULL V plane");
+    f = nv12, f.layout = (lumen_yuv_layout)0;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), FMT, fn, "layout", "layout 0");
+    f.layout = (lumen_yuv_layout)4;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), FMT, fn, "layout", "layout 4");
+    expect(lumen_yuv_to_rgb(NULL, &nv12, image(DST), (lumen_yuv_space)5), FMT, fn, "space",
+           "space 5");
+    f = nv12, f.width = W - 1;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), FMT, fn, "even", "odd width");
+    f = i420, f.height = 1;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), FMT, fn, "even", "height 1");
+    expect(lumen_yuv_to_rgb(NULL, &nv12, image(GRAY_DST), bt601), FMT, fn, "dst", "gray dst");
+    f = nv12, f.strides[1] = W - 1;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), INV, fn, "strides[1]",
+           "UV stride < width");
+    f = i420, f.strides[2] = W / 2 - 1;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), INV, fn, "strides[2]",
+           "V stride < width / 2");
+    f = i420, f.strides[0] = (size_t)1 << 31;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), INV, fn, "2^31", "huge Y stride");
+    f = nv12, f.width = 2 * W;
+    f.strides[0] = f.strides[1] = 2 * W;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), SIZE, fn, "dst", "sizes differ");
+    f = nv12, f.planes[1] = images[DST].mem + 8;
+    expect(lumen_yuv_to_rgb(NULL, &f, image(DST), bt601), INV, fn, "overlaps", "dst on UV");
+
+    save_images();
+    uint8_t before[sizeof y_plane];
+    memset(y_plane, T_CANARY, sizeof y_plane), memcpy(before, y_plane, sizeof before);
+    expect(lumen_rgb_to_yuv(NULL, NULL, &nv12, bt601), INV, back, "src", "NULL src");
+    expect(lumen_rgb_to_yuv(NULL, image(RGB), NULL, bt601), INV, back, "dst", "NULL dst");
+    expect(lumen_rgb_to_yuv(NULL, image(GRAY), &nv12, bt601), FMT, back, "src", "gray src");
+    expect(lumen_rgb_to_yuv(NULL, image(SMALL), &nv12, bt601), SIZE, back, "src", "sizes differ");
+    f = i420, f.planes[2] = u + 4;
+    expect(lumen_rgb_to_yuv(NULL, image(RGB), &f, bt601), INV, back, "overlap", "U and V overlap");
+    f = nv12, f.planes[1] = y_plane + W * (H - 1);
+    expect(lumen_rgb_to_yuv(NULL, image(RGB), &f, bt601), INV, back, "overlap", "Y and UV overlap");
+    f = nv12, f.planes[0] = images[RGB].mem;
+    expect(lumen_rgb_to_yuv(NULL, image(RGB), &f, bt601), INV, back, "overlaps", "src on Y");
+    expect(lumen_rgb_to_yuv(NULL, image(RGB), &nv12, (lumen_yuv_space)0), FMT, back, "space",
+           "space 0");
+    CHECK(memcmp(before, y_plane, sizeof before) == 0, "a failing lumen_rgb_to_yuv wrote Y");
+    CHECK_OK(lumen_rgb_to_yuv(NULL, image(RGB), &i420, LUMEN_YUV_BT709_FULL));
+    CHECK(memcmp(before, y_plane, sizeof before) != 0, "lumen_rgb_to_yuv wrote no Y");
+}
+
 /* CUDA interop: arguments are checked before the driver is touched, so these hold with or
  * without a GPU; then, without a usable GPU (and not under valgrind), BACKEND_UNAVAILABLE. */
 static void cuda_interop(void) {
@@ -414,6 +476,7 @@ int main(void) {
     contexts();
     images_();
     pipelines();
+    yuv();
     cuda_interop();
     if (!getenv("LUMEN_TEST_QUICK")) backends(); /* GPU drivers (PoCL) are too much for valgrind */
     coverage();

@@ -152,6 +152,114 @@ static void check_formats(void) {
     }
 }
 
+/* A 4:2:0 frame in fresh memory: rows padded by `pad` bytes; random samples or the canary. */
+typedef struct {
+    lumen_yuv_frame f;
+    ref_frame r;
+    uint8_t *mem[3];
+    size_t bytes[3];
+} t_frame;
+
+static t_frame t_frame_new(lumen_yuv_layout layout, int w, int h, int pad, int random) {
+    t_frame t = {0};
+    int n = layout == LUMEN_YUV_I420 ? 3 : 2;
+    for (int i = 0; i < n; i++) {
+        size_t row = i == 0 || n == 2 ? (size_t)w : (size_t)w / 2, rows = i ? h / 2 : h;
+        t.f.strides[i] = row + pad;
+        t.bytes[i] = t.f.strides[i] * rows;
+        t.mem[i] = malloc(t.bytes[i]);
+        for (size_t k = 0; k < t.bytes[i]; k++) t.mem[i][k] = random ? (uint8_t)t_rand() : T_CANARY;
+        t.f.planes[i] = t.mem[i];
+    }
+    t.f.layout = layout, t.f.width = w, t.f.height = h;
+    t.r = (ref_frame){(int)layout, w, h, {t.mem[0], t.mem[1], t.mem[2]},
+                      {t.f.strides[0], t.f.strides[1], t.f.strides[2]}};
+    return t;
+}
+
+static void t_frame_free(t_frame *t) {
+    for (int i = 0; i < 3; i++) free(t->mem[i]);
+}
+
+/* YUV frames both ways, every layout, space and RGB format, against the reference (exact,
+ * padding untouched); and yuv_to_rgb within 1 of the real-valued conversion. */
+static void check_yuv(void) {
+    static const int sizes[][2] = {{2, 2}, {6, 4}, {34, 18}, {130, 66}, {258, 6}};
+    static const lumen_format fmts[] = {LUMEN_FORMAT_RGB8, LUMEN_FORMAT_BGR8, LUMEN_FORMAT_RGBA8,
+                                        LUMEN_FORMAT_BGRA8};
+    static const char *const layouts[] = {"", "NV12", "NV21", "I420"};
+    double worst = 0;
+    for (int layout = LUMEN_YUV_NV12; layout <= LUMEN_YUV_I420; layout++)
+        for (int space = LUMEN_YUV_BT601_LIMITED; space <= LUMEN_YUV_BT709_FULL; space++)
+            for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+                int w = sizes[i][0], h = sizes[i][1], pad = (int)(i % 2) * 11;
+                lumen_format fmt = fmts[t_rand() % 4];
+                int c = lumen_format_channels(fmt), bgr = fmt >> 8;
+                char what[96];
+                snprintf(what, sizeof what, "%s space %d %dx%d %s", layouts[layout], space, w, h,
+                         lumen_format_name(fmt));
+                /* frame -> RGB */
+                t_frame fr = t_frame_new((lumen_yuv_layout)layout, w, h, pad, 1);
+                t_image out = t_image_new(w, h, c, pad + 1, 0);
+                lumen_image *o = NULL;
+                CHECK_OK(lumen_image_wrap_format(out.mem, w, h, fmt, out.ref.stride, &o));
+                CHECK_OK(lumen_yuv_to_rgb(ctx, &fr.f, o, (lumen_yuv_space)space));
+                uint8_t *p;
+                CHECK_OK(lumen_image_map(o, LUMEN_ACCESS_READ, &p));
+                ref_image want = {malloc((size_t)w * h * c), w, h, c, (size_t)w * c};
+                ref_yuv_to_rgb(&fr.r, want, bgr, space);
+                long n_diff;
+                int pad_ok, max = t_compare(&out, want, &n_diff, &pad_ok);
+                CHECK(max == 0 && pad_ok, "yuv_to_rgb %s: max diff %d, %ld differ", what, max,
+                      n_diff);
+                /* the real-valued conversion */
+                double kr = space <= 2 ? 0.299 : 0.2126, kb = space <= 2 ? 0.114 : 0.0722;
+                int lim = space % 2;
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++) {
+                        double Y = fr.mem[0][y * fr.f.strides[0] + x];
+                        const uint8_t *uv = layout == LUMEN_YUV_I420
+                                                ? NULL
+                                                : fr.mem[1] + (y / 2) * fr.f.strides[1] + x / 2 * 2;
+                        double U = uv ? uv[layout == LUMEN_YUV_NV21] : fr.mem[1][(y / 2) * fr.f.strides[1] + x / 2];
+                        double V = uv ? uv[layout == LUMEN_YUV_NV12] : fr.mem[2][(y / 2) * fr.f.strides[2] + x / 2];
+                        double yy = lim ? (Y - 16) * 255 / 219 : Y, sc = lim ? 255.0 / 224 : 1;
+                        double u = (U - 128) * sc, v = (V - 128) * sc, kg = 1 - kr - kb;
+                        double rgb[3] = {yy + 2 * (1 - kr) * v,
+                                         yy - 2 * kb * (1 - kb) / kg * u - 2 * kr * (1 - kr) / kg * v,
+                                         yy + 2 * (1 - kb) * u};
+                        for (int k = 0; k < 3; k++) {
+                            double ideal = rgb[k] < 0 ? 0 : rgb[k] > 255 ? 255 : rgb[k];
+                            double got = out.mem[y * out.ref.stride + x * c + (bgr ? 2 - k : k)];
+                            if (fabs(got - ideal) > worst) worst = fabs(got - ideal);
+                        }
+                    }
+                free(want.data);
+                lumen_image_destroy(o);
+                t_image_free(&out);
+                t_frame_free(&fr);
+
+                /* RGB -> frame */
+                t_image in = t_image_new(w, h, c, pad, 1);
+                lumen_image *im = NULL;
+                CHECK_OK(lumen_image_wrap_format(in.mem, w, h, fmt, in.ref.stride, &im));
+                t_frame got = t_frame_new((lumen_yuv_layout)layout, w, h, pad, 0);
+                t_frame ref = t_frame_new((lumen_yuv_layout)layout, w, h, pad, 0);
+                CHECK_OK(lumen_rgb_to_yuv(ctx, im, &got.f, (lumen_yuv_space)space));
+                ref_rgb_to_yuv(in.ref, bgr, &ref.r, space);
+                for (int k = 0; k < 3; k++) {
+                    CHECK(!got.mem[k] || memcmp(got.mem[k], ref.mem[k], got.bytes[k]) == 0,
+                          "rgb_to_yuv %s: plane %d differs (or its padding was written)", what, k);
+                }
+                lumen_image_destroy(im);
+                t_image_free(&in);
+                t_frame_free(&got);
+                t_frame_free(&ref);
+            }
+    CHECK(worst <= 1.0, "yuv_to_rgb: %.3f from the real-valued conversion", worst);
+    printf("yuv_to_rgb: worst distance from the real-valued conversion %.3f\n", worst);
+}
+
 /* levels may run in place (src == dst). */
 static void check_in_place(void) {
     t_image img = t_image_new(203, 37, 3, 7, 1);
@@ -226,6 +334,7 @@ int main(int argc, char **argv) {
     t_seed();
     for (pipe p = T_LEVELS; p <= T_UNSHARP; p++) check_pipeline(p);
     check_formats();
+    check_yuv();
     check_in_place();
     check_chain();
     if (backend == LUMEN_BACKEND_CPU) {

@@ -335,11 +335,16 @@ int lumen__overlap(const lumen_image *a, const lumen_image *b) {
     return a0 && b0 && a0 < b0 + image_bytes(b) && b0 < a0 + image_bytes(a);
 }
 
+int lumen__overlap_memory(const lumen_image *img, const void *p, size_t n) {
+    const uint8_t *a = img->buf.host, *b = (const uint8_t *)p;
+    return a && b && a < b + n && b < a + image_bytes(img);
+}
+
 lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
                             lumen_backend *backend) {
     lumen_backend b = call->ctx->policy;
     if (b == LUMEN_BACKEND_AUTO) {
-        b = lumen_image_location(src);
+        b = lumen_image_location(src); /* CPU for NULL */
         if (b == LUMEN_BACKEND_CPU) b = lumen__preferred();
     }
     call->backend = b;
@@ -352,18 +357,19 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
     lumen_status st = lumen__probe(call, b);
     if (st) return st;
     lumen_context *ctx = call->ctx;
-    if (!iface && ((st = lumen__ensure_host(call, src)) || (st = lumen__ensure_host(call, dst))))
+    if (!iface && ((src && (st = lumen__ensure_host(call, src))) ||
+                   (dst && (st = lumen__ensure_host(call, dst)))))
         return st;
     /* Source: newest pixels to where they are needed. Halide uploads a host-dirty input itself;
      * memory on another device is released so Halide never switches a buffer's interface. */
-    if (src->buf.device && src->buf.device_interface != iface) {
+    if (src && src->buf.device && src->buf.device_interface != iface) {
         if ((st = lumen__to_host(call, src, ctx))) return st;
         if (iface) {
             if ((st = lumen__free_device(call, src, ctx))) return st;
             set_flag(src, halide_buffer_flag_host_dirty, 1);
         }
     }
-    if (dst != src) {
+    if (dst && dst != src) {
         /* Destination: fully overwritten, so its old pixels are dropped, not copied. */
         if (dst->buf.device && dst->buf.device_interface != iface && iface) {
             set_flag(dst, halide_buffer_flag_device_dirty, 0);
@@ -373,9 +379,9 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
     }
     call->src = src;
     call->dst = dst;
-    call->src_flags = src->buf.flags;
-    call->src_device = src->buf.device;
-    call->dst_device = dst->buf.device;
+    call->src_flags = src ? src->buf.flags : 0;
+    call->src_device = src ? src->buf.device : 0;
+    call->dst_device = dst ? dst->buf.device : 0;
     lumen__pool_enter();
     return LUMEN_OK;
 }
@@ -388,21 +394,22 @@ lumen_status lumen__finish(lumen__call *call, int code) {
     lumen_status st = lumen__halide_status(call, code);
     lumen_image *src = call->src, *dst = call->dst;
     if (call->backend == LUMEN_BACKEND_CPU) {
-        if (!st) set_flag(dst, halide_buffer_flag_host_dirty, 1); /* newer than any device copy */
+        if (!st && dst) set_flag(dst, halide_buffer_flag_host_dirty, 1); /* newer than any copy */
         return st;
     }
     lumen__exit_fence_renew(call->function, call->backend);
     /* What the Halide call moved, even if it failed part-way. */
     lumen_context *ctx = call->ctx;
-    if ((call->src_flags & halide_buffer_flag_host_dirty) &&
+    if (src && (call->src_flags & halide_buffer_flag_host_dirty) &&
         !(src->buf.flags & halide_buffer_flag_host_dirty)) {
         lumen__count(&ctx->stats.uploads, 1);
         lumen__count(&ctx->stats.upload_bytes, pixel_bytes(src));
     }
-    if (!call->src_device && src->buf.device) lumen__count(&ctx->stats.device_allocations, 1);
-    if (dst != src && !call->dst_device && dst->buf.device)
+    if (src && !call->src_device && src->buf.device)
         lumen__count(&ctx->stats.device_allocations, 1);
-    if (src->buf.device) lumen__set_owner(src, ctx);
-    if (dst->buf.device) lumen__set_owner(dst, ctx);
+    if (dst && dst != src && !call->dst_device && dst->buf.device)
+        lumen__count(&ctx->stats.device_allocations, 1);
+    if (src && src->buf.device) lumen__set_owner(src, ctx);
+    if (dst && dst->buf.device) lumen__set_owner(dst, ctx);
     return st;
 }

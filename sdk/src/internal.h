@@ -106,9 +106,11 @@ lumen_status lumen__halide_status(lumen__call *call, int halide_code);
 /* Image checks shared by the pipelines. */
 lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const char *name);
 int lumen__overlap(const lumen_image *a, const lumen_image *b);
+/* 1 if img's host memory overlaps the n bytes at p. */
+int lumen__overlap_memory(const lumen_image *img, const void *p, size_t n);
 
 /* Picks the backend and moves src/dst to where it can use them (copying device data back to the
- * host, dropping another backend's device memory). */
+ * host, dropping another backend's device memory). Either may be NULL (a YUV frame's side). */
 lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
                             lumen_backend *backend);
 /* After the Halide call returned `code`: counts transfers, marks where the newest pixels are. */

@@ -8,8 +8,10 @@
 #include "lumen__grayscale_cpu.h"
 #include "lumen__levels_cpu.h"
 #include "lumen__resize_cpu.h"
+#include "lumen__rgb_to_yuv_cpu.h"
 #include "lumen__sobel_cpu.h"
 #include "lumen__unsharp_mask_cpu.h"
+#include "lumen__yuv_to_rgb_cpu.h"
 
 /* Each pipeline's Halide functions by backend (index = lumen_backend); NULL = not built. */
 #if LUMEN__HAVE_CUDA
@@ -18,8 +20,10 @@
 #  include "lumen__grayscale_cuda.h"
 #  include "lumen__levels_cuda.h"
 #  include "lumen__resize_cuda.h"
+#  include "lumen__rgb_to_yuv_cuda.h"
 #  include "lumen__sobel_cuda.h"
 #  include "lumen__unsharp_mask_cuda.h"
+#  include "lumen__yuv_to_rgb_cuda.h"
 #else
 #  define LUMEN__CUDA(p) NULL
 #endif
@@ -29,8 +33,10 @@
 #  include "lumen__grayscale_opencl.h"
 #  include "lumen__levels_opencl.h"
 #  include "lumen__resize_opencl.h"
+#  include "lumen__rgb_to_yuv_opencl.h"
 #  include "lumen__sobel_opencl.h"
 #  include "lumen__unsharp_mask_opencl.h"
+#  include "lumen__yuv_to_rgb_opencl.h"
 #else
 #  define LUMEN__OPENCL(p) NULL
 #endif
@@ -214,4 +220,208 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     make_taps(&t, sigma);
     st = lumen__finish(&call, fns[b](&call, &src->buf, &t.buf, t.radius, q12(amount), &dst->buf));
     return release_taps(&call, &t, st);
+}
+
+/* ---- YUV 4:2:0 frames --------------------------------------------------------------------- */
+
+/* One plane (Y, U or V) as a 2-D Halide buffer over the caller's memory: xs = bytes between
+ * samples (2 for U and V in NV12 / NV21). */
+typedef struct {
+    halide_dimension_t dim[2];
+    buf_t buf;
+} plane_t;
+
+static void make_plane(plane_t *p, uint8_t *host, int w, int h, int xs, size_t stride) {
+    p->dim[0] = (halide_dimension_t){0, w, xs, 0};
+    p->dim[1] = (halide_dimension_t){0, h, (int32_t)stride, 0};
+    p->buf = (buf_t){0};
+    p->buf.host = host;
+    p->buf.type.code = halide_type_uint;
+    p->buf.type.bits = 8;
+    p->buf.type.lanes = 1;
+    p->buf.dimensions = 2;
+    p->buf.dim = p->dim;
+    p->buf.flags = halide_buffer_flag_host_dirty;
+}
+
+/* The frame f (named `name`) checked and described as Y, U, V planes in pl, in the order lumen.h
+ * gives; bytes[i]: the memory plane i spans (0 for U and V's second half in NV12 / NV21). */
+static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, const char *name,
+                                lumen_yuv_space space, plane_t pl[3], size_t bytes[3]) {
+    if (!f) return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
+    int planar = f->layout == LUMEN_YUV_I420, n = planar ? 3 : 2;
+    for (int i = 0; i < n && f->layout >= LUMEN_YUV_NV12 && f->layout <= LUMEN_YUV_I420; i++) {
+        if (!f->planes[i])
+            return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s->planes[%d] is NULL", name,
+                               i);
+    }
+    if (f->layout < LUMEN_YUV_NV12 || f->layout > LUMEN_YUV_I420) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "%s->layout %d (LUMEN_YUV_NV12, NV21 or I420 taken)", name,
+                           (int)f->layout);
+    }
+    if (space < LUMEN_YUV_BT601_LIMITED || space > LUMEN_YUV_BT709_FULL) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "space %d (LUMEN_YUV_BT601_LIMITED .. BT709_FULL taken)", (int)space);
+    }
+    int w = f->width, h = f->height;
+    if (w < 2 || h < 2 || w > LUMEN_MAX_DIMENSION || h > LUMEN_MAX_DIMENSION || w % 2 || h % 2) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "%s is %dx%d: 4:2:0 frames need an even width and height in 2..%d",
+                           name, w, h, LUMEN_MAX_DIMENSION);
+    }
+    static const char *const plane_names[] = {"Y", "UV", "U", "V"};
+    for (int i = 0; i < n; i++) {
+        size_t row = i == 0 || !planar ? (size_t)w : (size_t)w / 2;
+        size_t rows = i == 0 ? (size_t)h : (size_t)h / 2;
+        const char *pn = plane_names[i == 0 ? 0 : planar ? i + 1 : 1];
+        if (f->strides[i] < row) {
+            return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                               "%s->strides[%d] %zu < %zu, the %s plane's row", name, i,
+                               f->strides[i], row, pn);
+        }
+        if (f->strides[i] > (size_t)LUMEN_MAX_BYTES || rows * f->strides[i] > LUMEN_MAX_BYTES) {
+            return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                               "%s: the %s plane (%zu rows of %zu bytes) is over 2^31 - 1 bytes",
+                               name, pn, rows, f->strides[i]);
+        }
+        bytes[i] = (rows - 1) * f->strides[i] + row;
+    }
+    make_plane(&pl[0], f->planes[0], w, h, 1, f->strides[0]);
+    if (planar) {
+        make_plane(&pl[1], f->planes[1], w / 2, h / 2, 1, f->strides[1]);
+        make_plane(&pl[2], f->planes[2], w / 2, h / 2, 1, f->strides[2]);
+    } else {
+        int v_first = f->layout == LUMEN_YUV_NV21;
+        make_plane(&pl[1], f->planes[1] + v_first, w / 2, h / 2, 2, f->strides[1]);
+        make_plane(&pl[2], f->planes[1] + !v_first, w / 2, h / 2, 2, f->strides[1]);
+        bytes[2] = 0;
+    }
+    return LUMEN_OK;
+}
+
+/* The image and the frame's planes: sizes, formats, overlaps (name: the image's argument). */
+static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f,
+                                      const lumen_image *img, const char *name, size_t bytes[3]) {
+    int c = lumen_image_channels(img);
+    if (c != 3 && c != 4) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "%s is %s (RGB8, BGR8, RGBA8 or BGRA8 taken)", name,
+                           lumen_format_name(img->format));
+    }
+    if (lumen_image_width(img) != f->width || lumen_image_height(img) != f->height) {
+        return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "%s is %dx%d but the frame is %dx%d",
+                           name, lumen_image_width(img), lumen_image_height(img), f->width,
+                           f->height);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (bytes[i] && lumen__overlap_memory(img, f->planes[i], bytes[i]))
+            return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                               "%s overlaps the frame's planes[%d]", name, i);
+    }
+    return LUMEN_OK;
+}
+
+static int is_bgr(const lumen_image *img) {
+    return img->format == LUMEN_FORMAT_BGR8 || img->format == LUMEN_FORMAT_BGRA8;
+}
+
+/* Kr, Kb, and whether the range is limited, per lumen_yuv_space. */
+static void space_constants(lumen_yuv_space s, double *kr, double *kb, int *limited) {
+    int bt709 = s == LUMEN_YUV_BT709_LIMITED || s == LUMEN_YUV_BT709_FULL;
+    *kr = bt709 ? 0.2126 : 0.299;
+    *kb = bt709 ? 0.0722 : 0.114;
+    *limited = s == LUMEN_YUV_BT601_LIMITED || s == LUMEN_YUV_BT709_LIMITED;
+}
+
+static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
+
+/* After a GPU run: the planes' device copies (outputs copied back first) freed. */
+static lumen_status release_planes(lumen__call *call, plane_t pl[3], int outputs,
+                                   lumen_status st) {
+    for (int i = 0; i < 3; i++) {
+        if (!pl[i].buf.device) continue;
+        int rc = 0;
+        if (outputs && !st) {
+            LUMEN__HALIDE_CALL(rc, halide_copy_to_host(call, &pl[i].buf));
+            if (!rc) {
+                lumen__count(&call->ctx->stats.downloads, 1);
+                lumen__count(&call->ctx->stats.download_bytes,
+                             (uint64_t)pl[i].dim[0].extent * (uint64_t)pl[i].dim[1].extent);
+            }
+            if (rc) st = lumen__halide_status(call, rc);
+        } else if (!outputs) {
+            lumen__count(&call->ctx->stats.uploads, 1);
+            lumen__count(&call->ctx->stats.upload_bytes,
+                         (uint64_t)pl[i].dim[0].extent * (uint64_t)pl[i].dim[1].extent);
+        }
+        LUMEN__HALIDE_CALL(rc, halide_device_free(call, &pl[i].buf));
+        if (!st) st = lumen__halide_status(call, rc);
+    }
+    return st;
+}
+
+lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lumen_image *dst,
+                              lumen_yuv_space space) {
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, int32_t, int32_t,
+                        int32_t, int32_t, bool, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(yuv_to_rgb);
+    lumen__call call;
+    lumen__begin(&call, "lumen_yuv_to_rgb", ctx);
+    lumen_backend b;
+    plane_t pl[3];
+    size_t bytes[3] = {0, 0, 0};
+    lumen_status st = src ? lumen__check_image(&call, dst, "dst")
+                          : lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "src is NULL");
+    if (!st) st = check_frame(&call, src, "src", space, pl, bytes);
+    if (!st) st = check_frame_image(&call, src, dst, "dst", bytes);
+    if (st) return st;
+    if ((st = lumen__prepare(&call, NULL, dst, &b))) return st;
+    double kr, kb;
+    int limited;
+    space_constants(space, &kr, &kb, &limited);
+    double kg = 1.0 - kr - kb, sy = limited ? 255.0 / 219.0 : 1.0, sc = limited ? 255.0 / 224.0 : 1.0;
+    int rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, limited ? 16 : 0, q16(sy),
+                    q16(2 * sc * (1 - kr)), q16(2 * sc * kb * (1 - kb) / kg),
+                    q16(2 * sc * kr * (1 - kr) / kg), q16(2 * sc * (1 - kb)), is_bgr(dst),
+                    &dst->buf);
+    st = lumen__finish(&call, rc);
+    return release_planes(&call, pl, 0, st);
+}
+
+lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_yuv_frame *dst,
+                              lumen_yuv_space space) {
+    typedef int (*fn_t)(const void *, buf_t *, bool, int32_t, int32_t, int32_t, int32_t, int32_t,
+                        int32_t, int32_t, int32_t, int32_t, int32_t, buf_t *, buf_t *, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(rgb_to_yuv);
+    lumen__call call;
+    lumen__begin(&call, "lumen_rgb_to_yuv", ctx);
+    lumen_backend b;
+    plane_t pl[3];
+    size_t bytes[3] = {0, 0, 0};
+    lumen_status st = lumen__check_image(&call, src, "src");
+    if (!st && !dst) st = lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "dst is NULL");
+    if (!st) st = check_frame(&call, dst, "dst", space, pl, bytes);
+    if (!st) st = check_frame_image(&call, dst, src, "src", bytes);
+    for (int i = 0; !st && i < 3; i++) {
+        for (int j = 0; !st && j < i; j++) {
+            const uint8_t *a = dst->planes[i], *c = dst->planes[j];
+            if (bytes[i] && bytes[j] && a < c + bytes[j] && c < a + bytes[i])
+                st = lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                                 "dst->planes[%d] and [%d] overlap", j, i);
+        }
+    }
+    if (st) return st;
+    if ((st = lumen__prepare(&call, src, NULL, &b))) return st;
+    double kr, kb;
+    int limited;
+    space_constants(space, &kr, &kb, &limited);
+    double kg = 1.0 - kr - kb, sy = limited ? 219.0 / 255.0 : 1.0, sc = limited ? 224.0 / 255.0 : 1.0;
+    int32_t yr = q16(sy * kr), yb = q16(sy * kb), yg = q16(sy) - yr - yb;
+    int32_t ur = q16(-sc * kr / (2 * (1 - kb))), ug = q16(-sc * kg / (2 * (1 - kb)));
+    int32_t vg = q16(-sc * kg / (2 * (1 - kr))), vb = q16(-sc * kb / (2 * (1 - kr)));
+    int rc = fns[b](&call, &src->buf, is_bgr(src), yr, yg, yb, limited ? 16 : 0, ur, ug, -ur - ug,
+                    -vg - vb, vg, vb, &pl[0].buf, &pl[1].buf, &pl[2].buf);
+    st = lumen__finish(&call, rc);
+    return release_planes(&call, pl, 1, st);
 }

@@ -289,6 +289,68 @@ LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_i
 LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                           float sigma, float amount);
 
+/* ---- Camera frames (YUV 4:2:0), since 1.3 ------------------------------------------------- */
+
+/** How a 4:2:0 frame's planes are laid out: a Y plane of width x height samples, and U and V at
+ * half width and height (one sample per 2x2 pixels; width and height must be even). */
+typedef enum lumen_yuv_layout {
+    LUMEN_YUV_NV12 = 1, /**< planes[0] Y; planes[1] U and V interleaved (U first) */
+    LUMEN_YUV_NV21 = 2, /**< as NV12 with V first (Android camera) */
+    LUMEN_YUV_I420 = 3  /**< planes[0] Y, planes[1] U, planes[2] V */
+} lumen_yuv_layout;
+
+/** The colour matrix (Kr, Kb: BT.601 0.299, 0.114; BT.709 0.2126, 0.0722) and range: limited
+ * (Y 16..235, U and V 16..240: video) or full (0..255: JPEG). */
+typedef enum lumen_yuv_space {
+    LUMEN_YUV_BT601_LIMITED = 1,
+    LUMEN_YUV_BT601_FULL = 2,
+    LUMEN_YUV_BT709_LIMITED = 3,
+    LUMEN_YUV_BT709_FULL = 4
+} lumen_yuv_space;
+
+/** A frame in the caller's host memory (kept by the caller). strides[i]: bytes between rows of
+ * planes[i], at least width for Y and for NV12's / NV21's interleaved plane, width / 2 for I420's
+ * U and V; planes[2] and strides[2] are unused for NV12 and NV21. */
+typedef struct lumen_yuv_frame {
+    lumen_yuv_layout layout; /**< how the planes are laid out */
+    int width;               /**< of the picture (the Y plane), even */
+    int height;              /**< of the picture (the Y plane), even */
+    uint8_t *planes[3];      /**< first byte of each plane */
+    size_t strides[3];       /**< bytes between rows of each plane */
+} lumen_yuv_frame;
+
+/** A frame to RGB8, BGR8, RGBA8 or BGRA8 (alpha 255) by dst's format; dst: the frame's size.
+ * Each pixel takes the U and V of its 2x2 block (as OpenCV's cvtColor). In Q16 integers, with
+ * sy = 255/219, sc = 255/224 and y0 = 16 for limited range (1, 1, 0 for full), Kg = 1 - Kr - Kb,
+ * and round(v) = floor(v * 65536 + 0.5): cy = round(sy), crv = round(2 sc (1 - Kr)),
+ * cgu = round(2 sc Kb (1 - Kb) / Kg), cgv = round(2 sc Kr (1 - Kr) / Kg), cbu = round(2 sc (1 - Kb));
+ * with Yq = cy (Y - y0), u = U - 128, v = V - 128 and q(e) = clamp((e + 32768) >> 16, 0, 255):
+ * R = q(Yq + crv v), G = q(Yq - cgu u - cgv v), B = q(Yq + cbu u). Within 1 of the real-valued
+ * conversion. Errors, in this order: INVALID_ARGUMENT (src or dst NULL, a plane NULL);
+ * UNSUPPORTED_FORMAT (unknown layout or space; width or height odd, or outside
+ * 2..LUMEN_MAX_DIMENSION); INVALID_ARGUMENT (a stride too small, a plane over 2^31 - 1 bytes);
+ * UNSUPPORTED_FORMAT (dst not 3 or 4 channels); SIZE_MISMATCH (dst's size); INVALID_ARGUMENT (dst
+ * overlaps a plane); then those of every pipeline (BACKEND_UNAVAILABLE, DEVICE, ...). Nothing is
+ * written on failure. Runs on the context's backend like the other pipelines (a GPU uploads the
+ * planes each call and leaves dst on the device). */
+LUMEN_API lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src,
+                                        lumen_image *dst, lumen_yuv_space space);
+
+/** src (RGB8, BGR8, RGBA8 or BGRA8; alpha ignored) into the caller's frame dst, of src's size.
+ * In Q16 integers, with sy = 219/255, sc = 224/255 and y0 = 16 for limited range (1, 1, 0 for
+ * full) and round() as above: yr = round(sy Kr), yb = round(sy Kb), yg = round(sy) - yr - yb;
+ * ur = round(-sc Kr / (2 (1 - Kb))), ug = round(-sc Kg / (2 (1 - Kb))), ub = -ur - ug;
+ * vg = round(-sc Kg / (2 (1 - Kr))), vb = round(-sc Kb / (2 (1 - Kr))), vr = -vg - vb (so gray
+ * maps to U = V = 128 exactly). Per pixel Y = clamp((yr R + yg G + yb B + 65536 y0 + 32768) >> 16,
+ * 0, 255); per 2x2 block, with SR, SG, SB the sums of its four R, G, B:
+ * U = clamp((ur SR + ug SG + ub SB + 2^25 + 2^17) >> 18, 0, 255), V likewise with vr, vg, vb.
+ * Within 1 of the real-valued conversion (of the block's mean colour, for U and V). Errors: those
+ * of lumen_yuv_to_rgb with the roles swapped (src NULL, not 3 or 4 channels; SIZE_MISMATCH: the
+ * frame's size), then INVALID_ARGUMENT when the frame's planes overlap each other. The frame is
+ * host memory: on a GPU backend the planes are copied back before the call returns. */
+LUMEN_API lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src,
+                                        const lumen_yuv_frame *dst, lumen_yuv_space space);
+
 /* ---- CPU variants and threads ------------------------------------------------------------- */
 
 /** The CPU variant Lumen runs on this machine: "avx512", "avx2", "sse41" or "baseline". The

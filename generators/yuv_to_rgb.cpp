@@ -1,0 +1,75 @@
+// yuv_to_rgb: a 4:2:0 camera frame (Y plane; U and V at half width and height, each sample
+// covering 2x2 pixels) to interleaved RGB / BGR (3 channels) or RGBA / BGRA (4, alpha 255).
+// With the Q16 coefficients of the C wrapper (lumen.h documents them), Yq = cy (Y - y_offset):
+//   R = (Yq + crv (V - 128) + 2^15) >> 16, G = (Yq - cgu (U - 128) - cgv (V - 128) + 2^15) >> 16,
+//   B = (Yq + cbu (U - 128) + 2^15) >> 16, each clamped to 0..255. All sums fit in 32 bits.
+// U and V may be planes of their own (I420) or the two halves of one interleaved plane (NV12,
+// NV21: x stride 2); the CPU schedule is specialized on that stride so loads stay dense.
+#include "common.h"
+
+namespace {
+using namespace Halide;
+
+class YuvToRgb : public Generator<YuvToRgb> {
+public:
+    Input<Buffer<uint8_t>> luma{"luma", 2};
+    Input<Buffer<uint8_t>> cb{"cb", 2};  // U
+    Input<Buffer<uint8_t>> cr{"cr", 2};  // V
+    Input<int32_t> y_offset{"y_offset"};
+    Input<int32_t> cy{"cy"}, crv{"crv"}, cgu{"cgu"}, cgv{"cgv"}, cbu{"cbu"};
+    Input<bool> bgr{"bgr"};  // output channel 0 is B, 2 is R
+    Output<Buffer<uint8_t>> output{"output", 3};
+
+    void generate() {
+        Var c("c"), x("x"), y("y");
+        // Per chroma sample (half width and height): its terms of R, G and B.
+        Func terms("terms");
+        Expr u = cast<int32_t>(cb(x, y)) - 128, v = cast<int32_t>(cr(x, y)) - 128;
+        terms(x, y) = {crv * v, cgu * u + cgv * v, cbu * u};
+        Expr yq = cy * (cast<int32_t>(luma(x, y)) - y_offset);
+        auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
+        Expr r = q(yq + terms(x / 2, y / 2)[0]), g = q(yq - terms(x / 2, y / 2)[1]),
+             b = q(yq + terms(x / 2, y / 2)[2]);
+        Expr first = select(bgr, b, r), last = select(bgr, r, b);
+        output(c, x, y) = cast<uint8_t>(select(c == 0, first, c == 1, g, c == 2, last, 255));
+
+        lumen::interleaved(output);
+        luma.dim(0).set_min(0);
+        luma.dim(1).set_min(0);
+        cb.dim(0).set_min(0).set_stride(Expr());
+        cb.dim(1).set_min(0);
+        cr.dim(0).set_min(0).set_stride(Expr());
+        cr.dim(1).set_min(0);
+        Expr channels = output.dim(0).extent();
+        const Target &t = get_target();
+        if (t.has_gpu_feature()) {
+            lumen::schedule_interleaved(output, channels, output.dim(1).extent(), t, c, x, y,
+                                        natural_vector_size<uint8_t>(), {3, 4});
+            return;
+        }
+        // Per channel count and chroma stride (1: I420, 2: NV12 / NV21): channels unrolled, x
+        // vectorized, strips of rows in parallel.
+        Var yo("yo"), yi("yi");
+        int vec = natural_vector_size<int32_t>() * 2;
+        for (int k : {3, 4}) {
+            for (int stride : {1, 2}) {
+                Stage s = output.specialize(channels == k && cb.dim(0).stride() == stride &&
+                                            cr.dim(0).stride() == stride);
+                s.reorder(c, x, y)
+                    .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+                    .parallel(yo)
+                    .unroll(c);
+                // GuardWithIf, not ShiftInwards: a shifted vector may start at an odd x.
+                s.vectorize(x, vec, TailStrategy::GuardWithIf);
+            }
+        }
+        output.specialize_fail("lumen: unsupported channel count or chroma stride");
+        // Per output row, the chroma row's terms (dense or stride-2 loads; the output reads them
+        // with 32-bit gathers: inline, NV12's x / 2 * 2 was a byte-by-byte gather, 1.3x slower).
+        terms.compute_at(output, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(YuvToRgb, lumen_yuv_to_rgb)
