@@ -27,8 +27,10 @@ struct GaussianBlur {
     Expr channels, radius;
     bool flat;
 
-    // input(c, x, y): interleaved u8; flat: the CPU layout (Funcs of (i, y)), else (c, x, y).
-    GaussianBlur(Func input, Expr channels, Expr width, Expr height, Func w, Expr radius, bool flat)
+    // input(c, x, y): interleaved u8, clamped to x in [x0, x1], y in [y0, y1]; flat: the CPU
+    // layout (Funcs of (i, y)), else (c, x, y).
+    GaussianBlur(Func input, Expr channels, Expr x0, Expr x1, Expr y0, Expr y1, Func w, Expr radius,
+                 bool flat)
         : r(1, radius, "r"), channels(channels), radius(radius), flat(flat) {
         Expr comp = cast<uint16_t>((radius + 1) / 2);
         auto mulhi = [](Expr a, Expr b) { return mul_shift_right(a, b, 16); };
@@ -38,8 +40,8 @@ struct GaussianBlur {
         std::vector<Var> a = flat ? std::vector<Var>{i, y} : std::vector<Var>{c, x, y};
         // Clamp-to-edge keeps the channel; likely() lets Halide peel the edges off so the
         // interior is a dense copy.
-        auto xc = [&](Expr xx) { return clamp(likely(xx), 0, width - 1); };
-        Expr yc = clamp(likely(y), 0, height - 1);
+        auto xc = [&](Expr xx) { return clamp(likely(xx), x0, x1); };
+        Expr yc = clamp(likely(y), y0, y1);
         Expr in = flat ? input(i % channels, xc(i / channels), yc) : input(c, xc(x), yc);
         src(a) = cast<uint16_t>(in) << 7;
         hsum(a) = comp + mulhi(at(src, 0, 0), w(radius));

@@ -8,12 +8,28 @@ namespace lumen {
 using namespace Halide;
 
 // Interleaved u8 images: dim 0 = channel (stride 1), dim 1 = x (stride = channels), dim 2 = y
-// (any row stride). All Lumen buffers start at 0.
+// (any row stride). Buffers start at 0, except (origin false) a neighbourhood pipeline's input:
+// for a view, the C wrapper passes the pixels around it too, at negative coordinates.
 template <typename Buf>
-void interleaved(Buf &b) {
+void interleaved(Buf &b, bool origin = true) {
     b.dim(0).set_min(0).set_stride(1);
-    b.dim(1).set_min(0).set_stride(b.dim(0).extent());
-    b.dim(2).set_min(0);
+    b.dim(1).set_stride(b.dim(0).extent());
+    if (origin) {
+        b.dim(1).set_min(0);
+        b.dim(2).set_min(0);
+    }
+}
+
+// A 4:2:0 frame's planes: Y, and U and V at half size, all starting at 0; U and V with any x
+// stride (1: planes of their own, I420; 2: the halves of NV12's / NV21's interleaved plane).
+template <typename P>
+void planes_420(P &luma, P &cb, P &cr) {
+    luma.dim(0).set_min(0);
+    luma.dim(1).set_min(0);
+    for (P *p : {&cb, &cr}) {
+        p->dim(0).set_min(0).set_stride(Expr());
+        p->dim(1).set_min(0);
+    }
 }
 
 // Rows per parallel task on the CPU.

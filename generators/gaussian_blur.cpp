@@ -14,11 +14,12 @@ public:
     void generate() {
         Var c("c"), x("x"), y("y");
         Expr channels = input.dim(0).extent();
-        lumen::GaussianBlur blur(input, channels, input.dim(1).extent(), input.dim(2).extent(),
-                                 weights, radius, !get_target().has_gpu_feature());
+        lumen::GaussianBlur blur(input, channels, input.dim(1).min(), input.dim(1).max(),
+                                 input.dim(2).min(), input.dim(2).max(), weights, radius,
+                                 !get_target().has_gpu_feature());
         output(c, x, y) = blur.u8(c, x, y);
 
-        lumen::interleaved(input);
+        lumen::interleaved(input, false);
         lumen::interleaved(output);
         output.dim(0).set_extent(input.dim(0).extent());
         weights.dim(0).set_bounds(0, 2 * radius + 1);

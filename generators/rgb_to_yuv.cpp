@@ -39,12 +39,7 @@ public:
         cr(x, y) = chroma(vr, vg, vb);
 
         lumen::interleaved(input);
-        luma.dim(0).set_min(0);
-        luma.dim(1).set_min(0);
-        cb.dim(0).set_min(0).set_stride(Expr());
-        cb.dim(1).set_min(0);
-        cr.dim(0).set_min(0).set_stride(Expr());
-        cr.dim(1).set_min(0);
+        lumen::planes_420(luma, cb, cr);
         Expr channels = input.dim(0).extent();
         const Target &t = get_target();
         Var xo("xo"), yo("yo"), xt("xt"), yt("yt");

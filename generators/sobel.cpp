@@ -14,9 +14,10 @@ public:
         Var c("c"), x("x"), y("y");
         // Separable: column sums (1 2 1) and differences (-1 0 1) of the clamped source, then the
         // same across: the same integers as the 3x3 kernels. likely(): edges peeled off.
-        Expr w = input.dim(1).extent(), h = input.dim(2).extent();
+        Expr x0 = input.dim(1).min(), x1 = input.dim(1).max();
+        Expr y0 = input.dim(2).min(), y1 = input.dim(2).max();
         Func src("src"), sy("sy"), dy("dy");
-        src(x, y) = cast<int16_t>(input(0, clamp(likely(x), 0, w - 1), clamp(likely(y), 0, h - 1)));
+        src(x, y) = cast<int16_t>(input(0, clamp(likely(x), x0, x1), clamp(likely(y), y0, y1)));
         sy(x, y) = src(x, y - 1) + 2 * src(x, y) + src(x, y + 1);
         dy(x, y) = src(x, y + 1) - src(x, y - 1);
         Expr gx = sy(x + 1, y) - sy(x - 1, y);
@@ -25,7 +26,7 @@ public:
         Expr mag = sqrt(cast<float>(gx2 + gy2)) + 0.5f;
         output(c, x, y) = cast<uint8_t>(min(mag, 255.0f));
 
-        lumen::interleaved(input);
+        lumen::interleaved(input, false);
         lumen::interleaved(output);
         input.dim(0).set_bounds(0, 1);
         output.dim(0).set_bounds(0, 1);

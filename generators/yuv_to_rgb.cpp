@@ -34,12 +34,7 @@ public:
         output(c, x, y) = cast<uint8_t>(select(c == 0, first, c == 1, g, c == 2, last, 255));
 
         lumen::interleaved(output);
-        luma.dim(0).set_min(0);
-        luma.dim(1).set_min(0);
-        cb.dim(0).set_min(0).set_stride(Expr());
-        cb.dim(1).set_min(0);
-        cr.dim(0).set_min(0).set_stride(Expr());
-        cr.dim(1).set_min(0);
+        lumen::planes_420(luma, cb, cr);
         Expr channels = output.dim(0).extent();
         const Target &t = get_target();
         if (t.has_gpu_feature()) {

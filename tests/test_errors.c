@@ -29,6 +29,7 @@ static const char *const functions[] = {"lumen_backend_available",
                                         "lumen_image_wrap",
                                         "lumen_image_create_format",
                                         "lumen_image_wrap_format",
+                                        "lumen_image_view",
                                         "lumen_image_map",
                                         "lumen_image_sync",
                                         "lumen_levels",
@@ -179,6 +180,43 @@ static void formats(void) {
           "formats of images made with a channel count, or BGR8");
 }
 
+/* Views: bad rectangles and flags; src and dst views of one image by what src reads. */
+static void views(void) {
+    lumen_image *v = (lumen_image *)&v, *a = NULL, *b = NULL;
+    const char *fn = "lumen_image_view";
+    lumen_image *d = image(DST); /* 16x8 */
+    expect(lumen_image_view(d, 0, 0, 4, 4, 0, NULL), INV, fn, "out", "NULL out");
+    expect(lumen_image_view(NULL, 0, 0, 4, 4, 0, &v), INV, fn, "img", "NULL img");
+    CHECK(v == NULL, "out not cleared");
+    static const int rects[][4] = {{0, 0, 0, 4}, {0, 0, 4, 0}, {-1, 0, 4, 4}, {0, -1, 4, 4},
+                                   {13, 0, 4, 4}, {0, 5, 4, 4}, {0, 0, 17, 8}, {0, 0, 16, 9},
+                                   {1, 0, 0x7fffffff, 1}};
+    for (size_t i = 0; i < sizeof rects / sizeof *rects; i++)
+        expect(lumen_image_view(d, rects[i][0], rects[i][1], rects[i][2], rects[i][3], 0, &v), INV,
+               fn, "rectangle", "outside");
+    expect(lumen_image_view(d, 0, 0, 4, 4, 2, &v), INV, fn, "flags", "flags 2");
+    CHECK_OK(lumen_image_view(d, 0, 0, 8, 8, 0, &a));
+    CHECK_OK(lumen_image_view(d, 8, 0, 8, 8, 0, &b));
+    lumen_image *c = NULL;
+    CHECK_OK(lumen_image_view(a, 2, 2, 4, 4, 0, &c));
+    CHECK(lumen_image_width(c) == 4 && lumen_image_stride(c) == lumen_image_stride(d) &&
+              lumen_image_format(c) == LUMEN_FORMAT_RGB8,
+          "a view's size, stride and format");
+    expect(lumen_gaussian_blur(NULL, a, b, 1.0f), INV, "lumen_gaussian_blur", "overlap",
+           "blur reads into dst (reach 3)");
+    expect(lumen_sobel(NULL, a, b), FMT, "lumen_sobel", "src", "RGB view");
+    lumen_image *e = NULL;
+    CHECK_OK(lumen_image_view(d, 4, 0, 8, 8, LUMEN_VIEW_ISOLATED, &e));
+    expect(lumen_levels(NULL, a, e, 1, 0), INV, "lumen_levels", "overlap", "views overlap");
+    lumen_image_destroy(e);
+    expect(lumen_resize(NULL, c, a), INV, "lumen_resize", "overlap", "resize into its parent");
+    expect(lumen_cuda_image_device_ptr(NULL, a, &(uint64_t){0}, NULL), INV,
+           "lumen_cuda_image_device_ptr", "view", "a view");
+    lumen_image_destroy(a);
+    lumen_image_destroy(b);
+    lumen_image_destroy(c);
+}
+
 static void images_(void) {
     lumen_image *img = (lumen_image *)&img;
     uint8_t px[64];
@@ -208,6 +246,7 @@ static void images_(void) {
            "NULL data before bad size");
 
     formats();
+    views();
 
     const char *fn = "lumen_image_map";
     lumen_image *d = image(DST);

@@ -260,6 +260,96 @@ static void check_yuv(void) {
     printf("yuv_to_rgb: worst distance from the real-valued conversion %.3f\n", worst);
 }
 
+/* The w x h rectangle at (x, y) of s, in new memory. */
+static ref_image crop(ref_image s, int x, int y, int w, int h) {
+    ref_image r = {malloc((size_t)w * h * s.c), w, h, s.c, (size_t)w * s.c};
+    for (int j = 0; j < h; j++)
+        memcpy(r.data + (size_t)j * r.stride, s.data + (size_t)(y + j) * s.stride + (size_t)x * s.c,
+               (size_t)w * s.c);
+    return r;
+}
+
+/* Views. A source view: the neighbourhood pipelines read the parent's pixels around it (the
+ * reference: the whole parent filtered, then cropped), or only its own when isolated (the crop
+ * filtered), as resize and the point pipelines always do. A destination view: the result lands in
+ * its rectangle of a canvas, the rest of the canvas unchanged. */
+static void check_views(void) {
+    static const int colours[] = {1, 3, 4};
+    for (pipe p = T_LEVELS; p <= T_UNSHARP; p++)
+        for (int k = 0; k < 3; k++) {
+            int c = p == T_SOBEL ? 1 : p == T_GRAYSCALE ? 3 + k % 2 : colours[k];
+            int dc = p == T_GRAYSCALE || p == T_SOBEL ? 1 : c, hood = p == T_BLUR ||
+                     p == T_SOBEL || p == T_UNSHARP;
+            int W = 20 + (int)(t_rand() % 80), H = 10 + (int)(t_rand() % 50);
+            int w = 1 + (int)(t_rand() % W), h = 1 + (int)(t_rand() % H);
+            int x = (int)(t_rand() % (W - w + 1)), y = (int)(t_rand() % (H - h + 1));
+            int ow = p == T_RESIZE ? 1 + (int)(t_rand() % 60) : w;
+            int oh = p == T_RESIZE ? 1 + (int)(t_rand() % 40) : h;
+            float a = p == T_LEVELS ? frand(-4.0f, 4.0f) : frand(LUMEN_SIGMA_MIN, 4.0f);
+            float b = p == T_LEVELS ? frand(-300.0f, 300.0f) : frand(0.0f, 4.0f);
+            t_image parent = t_image_new(W, H, c, 7, 1);
+            ref_image part = crop(parent.ref, x, y, w, h);
+            ref_image full = {malloc((size_t)W * H * dc), W, H, dc, (size_t)W * dc};
+            reference(p, parent.ref, full, a, b);
+            for (int iso = 0; iso < 2; iso++) {
+                lumen_image *v = NULL;
+                CHECK_OK(lumen_image_view(parent.img, x, y, w, h, iso ? LUMEN_VIEW_ISOLATED : 0, &v));
+                t_image out = t_image_new(ow, oh, dc, 3, 0);
+                CHECK_OK(t_run_pipe(p, ctx, v, out.img, a, b));
+                t_sync(&out);
+                ref_image want = {malloc((size_t)ow * oh * dc), ow, oh, dc, (size_t)ow * dc};
+                if (hood && !iso) {
+                    ref_image cut = crop(full, x, y, w, h);
+                    free(want.data);
+                    want = cut;
+                } else {
+                    reference(p, part, want, a, b);
+                }
+                long n_diff;
+                int pad_ok, max = t_compare(&out, want, &n_diff, &pad_ok);
+                CHECK(max == 0 && pad_ok, "%s on a %s view %dx%d at (%d,%d) of %dx%dx%d: max diff %d",
+                      names[p], iso ? "isolated" : "shared", w, h, x, y, W, H, c, max);
+                free(want.data);
+                t_image_free(&out);
+                lumen_image_destroy(v);
+            }
+            /* into a view of a canvas (made by Lumen, destroyed before the view) */
+            int CW = ow + 1 + (int)(t_rand() % 30), CH = oh + 1 + (int)(t_rand() % 10);
+            int cx = (int)(t_rand() % (CW - ow + 1)), cy = (int)(t_rand() % (CH - oh + 1));
+            lumen_image *canvas = NULL, *v = NULL, *src = NULL;
+            CHECK_OK(lumen_image_create(CW, CH, dc, &canvas));
+            uint8_t *cm;
+            CHECK_OK(lumen_image_map(canvas, LUMEN_ACCESS_WRITE, &cm));
+            size_t cs = lumen_image_stride(canvas), bytes = cs * CH;
+            for (size_t i = 0; i < bytes; i++) cm[i] = (uint8_t)t_rand();
+            uint8_t *before = malloc(bytes);
+            memcpy(before, cm, bytes);
+            CHECK_OK(lumen_image_view(canvas, cx, cy, ow, oh, 0, &v));
+            lumen_image_destroy(canvas);
+            CHECK_OK(lumen_image_wrap(part.data, w, h, c, part.stride, &src));
+            CHECK_OK(t_run_pipe(p, ctx, src, v, a, b));
+            uint8_t *vm;
+            CHECK_OK(lumen_image_map(v, LUMEN_ACCESS_READ, &vm));
+            CHECK(vm == cm + cy * cs + (size_t)cx * dc, "view pointer");
+            ref_image want = {malloc((size_t)ow * oh * dc), ow, oh, dc, (size_t)ow * dc};
+            reference(p, part, want, a, b);
+            int bad = 0;
+            for (int j = 0; j < CH; j++)
+                for (size_t i = 0; i < (size_t)CW * dc; i++) {
+                    int in = j >= cy && j < cy + oh && i >= (size_t)cx * dc && i < (size_t)(cx + ow) * dc;
+                    uint8_t got = cm[j * cs + i];
+                    bad += in ? got != want.data[(j - cy) * want.stride + i - (size_t)cx * dc]
+                              : got != before[j * cs + i];
+                }
+            CHECK(bad == 0, "%s into a view %dx%d at (%d,%d) of %dx%d: %d bytes wrong", names[p], ow,
+                  oh, cx, cy, CW, CH, bad);
+            lumen_image_destroy(src);
+            lumen_image_destroy(v); /* frees the canvas */
+            free(want.data), free(before), free(part.data), free(full.data);
+            t_image_free(&parent);
+        }
+}
+
 /* levels may run in place (src == dst). */
 static void check_in_place(void) {
     t_image img = t_image_new(203, 37, 3, 7, 1);
@@ -335,6 +425,7 @@ int main(int argc, char **argv) {
     for (pipe p = T_LEVELS; p <= T_UNSHARP; p++) check_pipeline(p);
     check_formats();
     check_yuv();
+    check_views();
     check_in_place();
     check_chain();
     if (backend == LUMEN_BACKEND_CPU) {

@@ -118,6 +118,10 @@ lumen_status lumen_cuda_image_device_ptr(lumen_context *ctx, lumen_image *img,
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL",
                            img ? "device_ptr" : "img");
     }
+    if (img->root) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "img is a view (it has no device memory of its own)");
+    }
     lumen_status st = lumen__probe(&call, LUMEN_BACKEND_CUDA);
     if (st) return st;
 #if LUMEN__HAVE_CUDA

@@ -270,8 +270,7 @@ void lumen__set_owner(lumen_image *img, lumen_context *ctx) {
     img->owner = lumen__context_retain(ctx);
 }
 
-void lumen_image_destroy(lumen_image *img) {
-    if (!img) return;
+static void free_image(lumen_image *img) {
     lumen__call call;
     lumen__begin(&call, "lumen_image_destroy", img->owner);
     call.backend = lumen_image_location(img);
@@ -281,6 +280,74 @@ void lumen_image_destroy(lumen_image *img) {
     free(img);
 }
 
+/* A root's memory lives while it or a view of it does. */
+void lumen_image_destroy(lumen_image *img) {
+    if (!img) return;
+    lumen_image *root = img->root;
+    if (!root) {
+        img->destroyed = 1;
+        if (__atomic_load_n(&img->views, __ATOMIC_ACQUIRE) == 0) free_image(img);
+        return;
+    }
+    free(img);
+    if (__atomic_sub_fetch(&root->views, 1, __ATOMIC_ACQ_REL) == 0 && root->destroyed)
+        free_image(root);
+}
+
+lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int height,
+                              unsigned flags, lumen_image **out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_view", NULL);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!img) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "img is NULL");
+    int w = lumen_image_width(img), h = lumen_image_height(img);
+    if (width < 1 || height < 1 || x < 0 || y < 0 || x > w - width || y > h - height) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "the rectangle %dx%d at (%d, %d) is not inside img (%dx%d)", width,
+                           height, x, y, w, h);
+    }
+    if (flags & ~(unsigned)LUMEN_VIEW_ISOLATED) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "flags 0x%x (LUMEN_VIEW_ISOLATED taken)", flags);
+    }
+    lumen_image *v = (lumen_image *)calloc(1, sizeof *v);
+    if (!v) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for a view");
+    lumen_image *root = img->root ? img->root : img;
+    *v = *root;
+    v->buf.dim = v->dim;
+    v->buf.device = 0;
+    v->buf.device_interface = NULL;
+    v->buf.flags = 0;
+    v->owned = NULL;
+    v->device_ptr = 0;
+    v->owner = NULL;
+    v->views = v->destroyed = 0;
+    v->root = root;
+    v->x0 = (img->root ? img->x0 : 0) + x;
+    v->y0 = (img->root ? img->y0 : 0) + y;
+    v->dim[1].extent = width;
+    v->dim[2].extent = height;
+    if (flags & LUMEN_VIEW_ISOLATED) {
+        v->clamp[0] = v->x0, v->clamp[1] = v->y0;
+        v->clamp[2] = v->x0 + width, v->clamp[3] = v->y0 + height;
+    } else if (img->root) {
+        memcpy(v->clamp, img->clamp, sizeof v->clamp);
+    } else {
+        v->clamp[0] = v->clamp[1] = 0, v->clamp[2] = w, v->clamp[3] = h;
+    }
+    v->buf.host = lumen__view_host(v);
+    __atomic_add_fetch(&root->views, 1, __ATOMIC_ACQ_REL);
+    *out = v;
+    return LUMEN_OK;
+}
+
+uint8_t *lumen__view_host(const lumen_image *v) {
+    const lumen_image *r = v->root;
+    if (!r->buf.host) return NULL;
+    return r->buf.host + (size_t)v->y0 * (size_t)r->dim[2].stride + (size_t)v->x0 * r->dim[1].stride;
+}
+
 int lumen_image_width(const lumen_image *img) { return img ? img->dim[1].extent : 0; }
 int lumen_image_height(const lumen_image *img) { return img ? img->dim[2].extent : 0; }
 int lumen_image_channels(const lumen_image *img) { return img ? img->dim[0].extent : 0; }
@@ -288,6 +355,7 @@ size_t lumen_image_stride(const lumen_image *img) { return img ? (size_t)img->di
 lumen_format lumen_image_format(const lumen_image *img) { return img ? img->format : (lumen_format)0; }
 
 lumen_backend lumen_image_location(const lumen_image *img) {
+    if (img && img->root) img = img->root;
     return img && device_dirty(img) ? backend_of(img->buf.device_interface) : LUMEN_BACKEND_CPU;
 }
 
@@ -301,12 +369,14 @@ lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **da
     if (access < LUMEN_ACCESS_READ || access > LUMEN_ACCESS_READ_WRITE) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "unknown access %d", (int)access);
     }
+    lumen_image *view = img->root ? img : NULL;
+    if (view) img = img->root;
     call.ctx = lumen__owner(img);
     call.backend = lumen_image_location(img);
     lumen_status st = lumen__to_host(&call, img, lumen__owner(img));
     if (st) return st;
     if (access & LUMEN_ACCESS_WRITE) set_flag(img, halide_buffer_flag_host_dirty, 1);
-    *data = img->buf.host;
+    *data = view ? (view->buf.host = lumen__view_host(view)) : img->buf.host;
     return LUMEN_OK;
 }
 
@@ -314,6 +384,7 @@ lumen_status lumen_image_sync(lumen_image *img) {
     lumen__call call;
     lumen__begin(&call, "lumen_image_sync", NULL);
     if (!img) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "img is NULL");
+    if (img->root) img = img->root;
     if (!img->buf.device) return LUMEN_OK;
     call.ctx = lumen__owner(img);
     call.backend = backend_of(img->buf.device_interface);

@@ -42,6 +42,13 @@ struct lumen_image {
     uint64_t device_ptr;  /* caller's CUDA memory wrapped by lumen_cuda_image_wrap, else 0 */
     lumen_context *owner; /* context of the last GPU call on it (referenced), or NULL */
     lumen_format format;  /* its channel count for images made without one */
+    /* Views (lumen_image_view): root is the image owning the pixels (referenced), NULL for an
+     * image that is not a view; the view is the rectangle at (x0, y0) of it; neighbourhoods clamp
+     * at the rectangle clamp[4] = {x0, y0, x1, y1} (exclusive ends), in the root's coordinates. */
+    struct lumen_image *root;
+    int x0, y0, clamp[4];
+    int views; /* a root: its live views (atomic); destroyed = 1 once lumen_image_destroy ran */
+    int destroyed;
 };
 
 /* One API call: Halide's user_context, so runtime hooks (errors) reach the call that failed. */
@@ -106,6 +113,8 @@ lumen_status lumen__halide_status(lumen__call *call, int halide_code);
 /* Image checks shared by the pipelines. */
 lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const char *name);
 int lumen__overlap(const lumen_image *a, const lumen_image *b);
+/* A view's host pointer from its root's (NULL while the root has no host memory). */
+uint8_t *lumen__view_host(const struct lumen_image *view);
 /* 1 if img's host memory overlaps the n bytes at p. */
 int lumen__overlap_memory(const lumen_image *img, const void *p, size_t n);
 

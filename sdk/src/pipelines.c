@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "lumen__gaussian_blur_cpu.h"
 #include "lumen__grayscale_cpu.h"
@@ -53,7 +54,42 @@ typedef struct {
     int dst_channels;      /* 0: same as the source */
     int same_size;
     int in_place; /* src and dst may be the same pixels */
+    int margin;   /* how far around a pixel the pipeline reads (sobel 1, blur the radius) */
 } shape;
+
+/* Reach of the blur for sigma (0 for a sigma the checks will refuse). */
+static int reach(float sigma) {
+    return sigma >= LUMEN_SIGMA_MIN && sigma <= LUMEN_SIGMA_MAX ? (int)ceil(3.0 * sigma) : 0;
+}
+
+/* A view's rectangle in its root's coordinates {x0, y0, x1, y1}; an image's is the whole. */
+static void rect_of(const lumen_image *img, int r[4]) {
+    r[0] = img->root ? img->x0 : 0, r[1] = img->root ? img->y0 : 0;
+    r[2] = r[0] + lumen_image_width(img), r[3] = r[1] + lumen_image_height(img);
+}
+
+/* src and dst overlap: views of one image by their rectangles (src's grown by the pipeline's
+ * reach, within the pixels it may read), other images by their memory. */
+static int overlap(lumen_image *src, lumen_image *dst, shape s) {
+    const lumen_image *rs = src->root ? src->root : src, *rd = dst->root ? dst->root : dst;
+    if (src->root) src->buf.host = lumen__view_host(src);
+    if (dst->root) dst->buf.host = lumen__view_host(dst);
+    if (rs != rd) {
+        int same = src->buf.host == dst->buf.host &&
+                   lumen_image_stride(src) == lumen_image_stride(dst);
+        return lumen__overlap(src, dst) && !(s.in_place && same);
+    }
+    int a[4], b[4];
+    rect_of(src, a);
+    rect_of(dst, b);
+    if (s.in_place && !memcmp(a, b, sizeof a)) return 0;
+    const int *lim = src->root ? src->clamp : a;
+    for (int k = 0; k < 2; k++) {
+        a[k] = a[k] - s.margin > lim[k] ? a[k] - s.margin : lim[k];
+        a[k + 2] = a[k + 2] + s.margin < lim[k + 2] ? a[k + 2] + s.margin : lim[k + 2];
+    }
+    return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+}
 
 static lumen_status check(lumen__call *call, const lumen_image *src, const lumen_image *dst,
                           shape s) {
@@ -79,8 +115,7 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            lumen_image_width(src), lumen_image_height(src), lumen_image_width(dst),
                            lumen_image_height(dst));
     }
-    int same = src->buf.host == dst->buf.host && lumen_image_stride(src) == lumen_image_stride(dst);
-    if (lumen__overlap(src, dst) && !(s.in_place && same)) {
+    if (overlap((lumen_image *)src, (lumen_image *)dst, s)) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "src and dst overlap%s",
                            s.in_place ? " (other than exactly)" : "");
     }
@@ -125,16 +160,109 @@ static lumen_status release_taps(lumen__call *call, taps_t *t, lumen_status st) 
     return st;
 }
 
+/* A Halide buffer of this call's own (a view, a YUV plane) over the caller's host memory; on a
+ * GPU it is copied in (and an output back) each call, and its device memory freed after. */
+typedef struct {
+    halide_dimension_t dim[3];
+    buf_t buf;
+    lumen_image *view; /* the view it stands for, or NULL */
+    int output;
+} temp_t;
+
+/* A view as a buffer over its root's pixels (brought to the host first): its rectangle, or for
+ * a neighbourhood source (margin > 0) the rectangle grown by margin within its clamp rectangle,
+ * with coordinates relative to the view (mins <= 0), so the pipeline clamps at that edge. */
+static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int output,
+                              temp_t *t) {
+    lumen_image *r = v->root;
+    lumen_status st = lumen__ensure_host(call, r);
+    if (!st) st = lumen__to_host(call, r, lumen__owner(r));
+    if (st) return st;
+    int lo[2], hi[2], o[2] = {v->x0, v->y0};
+    for (int k = 0; k < 2; k++) {
+        int end = o[k] + v->dim[1 + k].extent;
+        lo[k] = o[k] - margin > v->clamp[k] ? o[k] - margin : v->clamp[k];
+        hi[k] = end + margin < v->clamp[k + 2] ? end + margin : v->clamp[k + 2];
+        if (!margin) lo[k] = o[k], hi[k] = end;
+    }
+    t->dim[0] = v->dim[0];
+    t->dim[1] = (halide_dimension_t){lo[0] - o[0], hi[0] - lo[0], v->dim[1].stride, 0};
+    t->dim[2] = (halide_dimension_t){lo[1] - o[1], hi[1] - lo[1], v->dim[2].stride, 0};
+    t->buf = v->buf;
+    t->buf.dim = t->dim;
+    t->buf.host = r->buf.host + (size_t)lo[1] * (size_t)v->dim[2].stride +
+                  (size_t)lo[0] * (size_t)v->dim[1].stride;
+    t->buf.device = 0;
+    t->buf.device_interface = NULL;
+    t->buf.flags = output ? 0 : halide_buffer_flag_host_dirty;
+    t->view = v;
+    t->output = output;
+    return LUMEN_OK;
+}
+
+/* After the call: a temporary's device copy freed (an output's copied back first, an input's
+ * upload counted); a view written on the host makes its root's host pixels the newest. */
+static lumen_status release_temp(lumen__call *call, temp_t *t, lumen_status st) {
+    uint64_t bytes = (uint64_t)t->dim[0].extent * (uint64_t)t->dim[1].extent *
+                     (uint64_t)(t->buf.dimensions > 2 ? t->dim[2].extent : 1);
+    if (t->buf.device) {
+        int rc = 0;
+        if (t->output && !st) {
+            LUMEN__HALIDE_CALL(rc, halide_copy_to_host(call, &t->buf));
+            if (rc) st = lumen__halide_status(call, rc);
+            lumen__count(&call->ctx->stats.downloads, !rc);
+            lumen__count(&call->ctx->stats.download_bytes, rc ? 0 : bytes);
+        } else if (!t->output) {
+            lumen__count(&call->ctx->stats.uploads, 1);
+            lumen__count(&call->ctx->stats.upload_bytes, bytes);
+        }
+        LUMEN__HALIDE_CALL(rc, halide_device_free(call, &t->buf));
+        if (!st) st = lumen__halide_status(call, rc);
+    }
+    if (t->view && t->output && !st) t->view->root->buf.flags |= halide_buffer_flag_host_dirty;
+    return st;
+}
+
+/* The buffers one Halide call takes for src and dst (either may be NULL: a YUV frame's side). */
+typedef struct {
+    temp_t s, d;
+    buf_t *src, *dst;
+} args_t;
+
+/* Views to temporaries, then picks the backend (b) and moves the images where it needs them. */
+static lumen_status prepare(lumen__call *call, lumen_image *src, lumen_image *dst, int margin,
+                            args_t *a, lumen_backend *b) {
+    memset(a, 0, sizeof *a);
+    lumen_status st = LUMEN_OK;
+    if (src && src->root) st = view_temp(call, src, margin, 0, &a->s);
+    if (!st && dst && dst->root) st = view_temp(call, dst, 0, 1, &a->d);
+    if (!st) {
+        st = lumen__prepare(call, src && !src->root ? src : NULL, dst && !dst->root ? dst : NULL,
+                            b);
+    }
+    a->src = !src ? NULL : src->root ? &a->s.buf : &src->buf;
+    a->dst = !dst ? NULL : dst->root ? &a->d.buf : &dst->buf;
+    return st;
+}
+
+static lumen_status finish(lumen__call *call, args_t *a, int rc) {
+    lumen_status st = lumen__finish(call, rc);
+    st = release_temp(call, &a->s, st);
+    return release_temp(call, &a->d, st);
+}
+
 /* Checks, then picks the backend (b) and moves the images where it needs them. */
 #define LUMEN__START(fn, shape_)                    \
   lumen__call call;                                 \
   lumen__begin(&call, fn, ctx);                     \
   lumen_backend b;                                  \
-  lumen_status st = check(&call, src, dst, shape_); \
+  shape sh = shape_;                                \
+  lumen_status st = check(&call, src, dst, sh);     \
   if (st) return st
 
 #define LUMEN__PREPARE() \
-  if ((st = lumen__prepare(&call, src, dst, &b))) return st
+  args_t a;              \
+  if ((st = prepare(&call, src, dst, sh.margin, &a, &b))) return st
 
 /* v in Q12 fixed point, rounded half up. */
 static int32_t q12(float v) { return (int32_t)floor((double)v * 4096.0 + 0.5); }
@@ -143,73 +271,73 @@ lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst
                           float bias) {
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(levels);
-    LUMEN__START("lumen_levels", ((shape){ANY_CHANNELS, 0, 1, 1}));
+    LUMEN__START("lumen_levels", ((shape){ANY_CHANNELS, 0, 1, 1, 0}));
     if (!(fabsf(gain) <= LUMEN_GAIN_MAX && fabsf(bias) <= LUMEN_BIAS_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "gain %g, bias %g: need |gain| <= %g, |bias| <= %g", (double)gain,
                            (double)bias, (double)LUMEN_GAIN_MAX, (double)LUMEN_BIAS_MAX);
     }
     LUMEN__PREPARE();
-    return lumen__finish(&call, fns[b](&call, &src->buf, q12(gain), q12(bias), &dst->buf));
+    return finish(&call, &a, fns[b](&call, a.src, q12(gain), q12(bias), a.dst));
 }
 
 lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
     typedef int (*fn_t)(const void *, buf_t *, bool, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(grayscale);
-    LUMEN__START("lumen_grayscale", ((shape){(1 << 3) | (1 << 4), 1, 1, 0}));
+    LUMEN__START("lumen_grayscale", ((shape){(1 << 3) | (1 << 4), 1, 1, 0, 0}));
     LUMEN__PREPARE();
     bool bgr = src->format == LUMEN_FORMAT_BGR8 || src->format == LUMEN_FORMAT_BGRA8;
-    return lumen__finish(&call, fns[b](&call, &src->buf, bgr, &dst->buf));
+    return finish(&call, &a, fns[b](&call, a.src, bgr, a.dst));
 }
 
 lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                  float sigma) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(gaussian_blur);
-    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0}));
+    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma)}));
     if ((st = check_sigma(&call, sigma))) return st;
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    st = lumen__finish(&call, fns[b](&call, &src->buf, &t.buf, t.radius, &dst->buf));
+    st = finish(&call, &a, fns[b](&call, a.src, &t.buf, t.radius, a.dst));
     return release_taps(&call, &t, st);
 }
 
 lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, bool, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(resize);
-    LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0}));
+    LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0, 0}));
     LUMEN__PREPARE();
     int w = lumen_image_width(dst), h = lumen_image_height(dst);
     /* Exact doubling on the CPU: dst as (pixel pairs, w / 2, h), so the pipeline's vectors of
      * even and odd columns are dense stores (the generator's `pairs`). */
     bool pairs = b == LUMEN_BACKEND_CPU && w == 2 * lumen_image_width(src) &&
                  h == 2 * lumen_image_height(src);
-    buf_t out = dst->buf;
-    halide_dimension_t dim[3] = {dst->dim[0], dst->dim[1], dst->dim[2]};
+    buf_t out = *a.dst;
+    halide_dimension_t dim[3] = {a.dst->dim[0], a.dst->dim[1], a.dst->dim[2]};
     if (pairs) {
         dim[0].extent *= 2;
         dim[1].extent /= 2;
         dim[1].stride *= 2;
         out.dim = dim;
     }
-    int rc = fns[b](&call, &src->buf, w, h, pairs, pairs ? &out : &dst->buf);
-    return lumen__finish(&call, rc);
+    int rc = fns[b](&call, a.src, w, h, pairs, pairs ? &out : a.dst);
+    return finish(&call, &a, rc);
 }
 
 lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(sobel);
-    LUMEN__START("lumen_sobel", ((shape){1 << 1, 1, 1, 0}));
+    LUMEN__START("lumen_sobel", ((shape){1 << 1, 1, 1, 0, 1}));
     LUMEN__PREPARE();
-    return lumen__finish(&call, fns[b](&call, &src->buf, &dst->buf));
+    return finish(&call, &a, fns[b](&call, a.src, a.dst));
 }
 
 lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst, float sigma,
                                 float amount) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(unsharp_mask);
-    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0}));
+    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma)}));
     if ((st = check_sigma(&call, sigma))) return st;
     if (!(amount >= 0.0f && amount <= LUMEN_AMOUNT_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "amount %g outside [0, %g]",
@@ -218,7 +346,7 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    st = lumen__finish(&call, fns[b](&call, &src->buf, &t.buf, t.radius, q12(amount), &dst->buf));
+    st = finish(&call, &a, fns[b](&call, a.src, &t.buf, t.radius, q12(amount), a.dst));
     return release_taps(&call, &t, st);
 }
 
@@ -226,28 +354,24 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
 
 /* One plane (Y, U or V) as a 2-D Halide buffer over the caller's memory: xs = bytes between
  * samples (2 for U and V in NV12 / NV21). */
-typedef struct {
-    halide_dimension_t dim[2];
-    buf_t buf;
-} plane_t;
-
-static void make_plane(plane_t *p, uint8_t *host, int w, int h, int xs, size_t stride) {
+static void make_plane(temp_t *p, uint8_t *host, int w, int h, int xs, size_t stride, int output) {
+    memset(p, 0, sizeof *p);
     p->dim[0] = (halide_dimension_t){0, w, xs, 0};
     p->dim[1] = (halide_dimension_t){0, h, (int32_t)stride, 0};
-    p->buf = (buf_t){0};
     p->buf.host = host;
     p->buf.type.code = halide_type_uint;
     p->buf.type.bits = 8;
     p->buf.type.lanes = 1;
     p->buf.dimensions = 2;
     p->buf.dim = p->dim;
-    p->buf.flags = halide_buffer_flag_host_dirty;
+    p->buf.flags = output ? 0 : halide_buffer_flag_host_dirty;
+    p->output = output;
 }
 
 /* The frame f (named `name`) checked and described as Y, U, V planes in pl, in the order lumen.h
  * gives; bytes[i]: the memory plane i spans (0 for U and V's second half in NV12 / NV21). */
 static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, const char *name,
-                                lumen_yuv_space space, plane_t pl[3], size_t bytes[3]) {
+                                lumen_yuv_space space, temp_t pl[3], size_t bytes[3], int output) {
     if (!f) return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
     int planar = f->layout == LUMEN_YUV_I420, n = planar ? 3 : 2;
     for (int i = 0; i < n && f->layout >= LUMEN_YUV_NV12 && f->layout <= LUMEN_YUV_I420; i++) {
@@ -287,14 +411,14 @@ static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, con
         }
         bytes[i] = (rows - 1) * f->strides[i] + row;
     }
-    make_plane(&pl[0], f->planes[0], w, h, 1, f->strides[0]);
+    make_plane(&pl[0], f->planes[0], w, h, 1, f->strides[0], output);
     if (planar) {
-        make_plane(&pl[1], f->planes[1], w / 2, h / 2, 1, f->strides[1]);
-        make_plane(&pl[2], f->planes[2], w / 2, h / 2, 1, f->strides[2]);
+        make_plane(&pl[1], f->planes[1], w / 2, h / 2, 1, f->strides[1], output);
+        make_plane(&pl[2], f->planes[2], w / 2, h / 2, 1, f->strides[2], output);
     } else {
         int v_first = f->layout == LUMEN_YUV_NV21;
-        make_plane(&pl[1], f->planes[1] + v_first, w / 2, h / 2, 2, f->strides[1]);
-        make_plane(&pl[2], f->planes[1] + !v_first, w / 2, h / 2, 2, f->strides[1]);
+        make_plane(&pl[1], f->planes[1] + v_first, w / 2, h / 2, 2, f->strides[1], output);
+        make_plane(&pl[2], f->planes[1] + !v_first, w / 2, h / 2, 2, f->strides[1], output);
         bytes[2] = 0;
     }
     return LUMEN_OK;
@@ -302,7 +426,8 @@ static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, con
 
 /* The image and the frame's planes: sizes, formats, overlaps (name: the image's argument). */
 static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f,
-                                      const lumen_image *img, const char *name, size_t bytes[3]) {
+                                      lumen_image *img, const char *name, size_t bytes[3]) {
+    if (img->root) img->buf.host = lumen__view_host(img);
     int c = lumen_image_channels(img);
     if (c != 3 && c != 4) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
@@ -336,28 +461,9 @@ static void space_constants(lumen_yuv_space s, double *kr, double *kb, int *limi
 
 static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
 
-/* After a GPU run: the planes' device copies (outputs copied back first) freed. */
-static lumen_status release_planes(lumen__call *call, plane_t pl[3], int outputs,
-                                   lumen_status st) {
-    for (int i = 0; i < 3; i++) {
-        if (!pl[i].buf.device) continue;
-        int rc = 0;
-        if (outputs && !st) {
-            LUMEN__HALIDE_CALL(rc, halide_copy_to_host(call, &pl[i].buf));
-            if (!rc) {
-                lumen__count(&call->ctx->stats.downloads, 1);
-                lumen__count(&call->ctx->stats.download_bytes,
-                             (uint64_t)pl[i].dim[0].extent * (uint64_t)pl[i].dim[1].extent);
-            }
-            if (rc) st = lumen__halide_status(call, rc);
-        } else if (!outputs) {
-            lumen__count(&call->ctx->stats.uploads, 1);
-            lumen__count(&call->ctx->stats.upload_bytes,
-                         (uint64_t)pl[i].dim[0].extent * (uint64_t)pl[i].dim[1].extent);
-        }
-        LUMEN__HALIDE_CALL(rc, halide_device_free(call, &pl[i].buf));
-        if (!st) st = lumen__halide_status(call, rc);
-    }
+/* After the call: the planes' device copies freed (an output's copied back first). */
+static lumen_status release_planes(lumen__call *call, temp_t pl[3], lumen_status st) {
+    for (int i = 0; i < 3; i++) st = release_temp(call, &pl[i], st);
     return st;
 }
 
@@ -369,24 +475,23 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     lumen__call call;
     lumen__begin(&call, "lumen_yuv_to_rgb", ctx);
     lumen_backend b;
-    plane_t pl[3];
+    temp_t pl[3];
     size_t bytes[3] = {0, 0, 0};
     lumen_status st = src ? lumen__check_image(&call, dst, "dst")
                           : lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "src is NULL");
-    if (!st) st = check_frame(&call, src, "src", space, pl, bytes);
+    if (!st) st = check_frame(&call, src, "src", space, pl, bytes, 0);
     if (!st) st = check_frame_image(&call, src, dst, "dst", bytes);
     if (st) return st;
-    if ((st = lumen__prepare(&call, NULL, dst, &b))) return st;
+    args_t a;
+    if ((st = prepare(&call, NULL, dst, 0, &a, &b))) return st;
     double kr, kb;
     int limited;
     space_constants(space, &kr, &kb, &limited);
     double kg = 1.0 - kr - kb, sy = limited ? 255.0 / 219.0 : 1.0, sc = limited ? 255.0 / 224.0 : 1.0;
     int rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, limited ? 16 : 0, q16(sy),
                     q16(2 * sc * (1 - kr)), q16(2 * sc * kb * (1 - kb) / kg),
-                    q16(2 * sc * kr * (1 - kr) / kg), q16(2 * sc * (1 - kb)), is_bgr(dst),
-                    &dst->buf);
-    st = lumen__finish(&call, rc);
-    return release_planes(&call, pl, 0, st);
+                    q16(2 * sc * kr * (1 - kr) / kg), q16(2 * sc * (1 - kb)), is_bgr(dst), a.dst);
+    return release_planes(&call, pl, finish(&call, &a, rc));
 }
 
 lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_yuv_frame *dst,
@@ -397,11 +502,11 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     lumen__call call;
     lumen__begin(&call, "lumen_rgb_to_yuv", ctx);
     lumen_backend b;
-    plane_t pl[3];
+    temp_t pl[3];
     size_t bytes[3] = {0, 0, 0};
     lumen_status st = lumen__check_image(&call, src, "src");
     if (!st && !dst) st = lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "dst is NULL");
-    if (!st) st = check_frame(&call, dst, "dst", space, pl, bytes);
+    if (!st) st = check_frame(&call, dst, "dst", space, pl, bytes, 1);
     if (!st) st = check_frame_image(&call, dst, src, "src", bytes);
     for (int i = 0; !st && i < 3; i++) {
         for (int j = 0; !st && j < i; j++) {
@@ -412,7 +517,8 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
         }
     }
     if (st) return st;
-    if ((st = lumen__prepare(&call, src, NULL, &b))) return st;
+    args_t a;
+    if ((st = prepare(&call, src, NULL, 0, &a, &b))) return st;
     double kr, kb;
     int limited;
     space_constants(space, &kr, &kb, &limited);
@@ -420,8 +526,7 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     int32_t yr = q16(sy * kr), yb = q16(sy * kb), yg = q16(sy) - yr - yb;
     int32_t ur = q16(-sc * kr / (2 * (1 - kb))), ug = q16(-sc * kg / (2 * (1 - kb)));
     int32_t vg = q16(-sc * kg / (2 * (1 - kr))), vb = q16(-sc * kb / (2 * (1 - kr)));
-    int rc = fns[b](&call, &src->buf, is_bgr(src), yr, yg, yb, limited ? 16 : 0, ur, ug, -ur - ug,
+    int rc = fns[b](&call, a.src, is_bgr(src), yr, yg, yb, limited ? 16 : 0, ur, ug, -ur - ug,
                     -vg - vb, vg, vb, &pl[0].buf, &pl[1].buf, &pl[2].buf);
-    st = lumen__finish(&call, rc);
-    return release_planes(&call, pl, 1, st);
+    return release_planes(&call, pl, finish(&call, &a, rc));
 }

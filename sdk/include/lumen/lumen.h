@@ -201,6 +201,24 @@ LUMEN_API lumen_status lumen_image_create_format(int width, int height, lumen_fo
 LUMEN_API lumen_status lumen_image_wrap_format(void *data, int width, int height,
                                                lumen_format format, size_t stride,
                                                lumen_image **out);
+#define LUMEN_VIEW_ISOLATED 1u /**< lumen_image_view: neighbourhoods clamp at the view's edges */
+/** A view (since 1.3): the width x height rectangle at (x, y) of img (an image or a view),
+ * sharing its pixels: what is written through one is seen through the other. Every function
+ * takes a view where it takes an image, with the view's size; its format and stride are img's.
+ * A view keeps the pixels alive: img may be destroyed first (the memory goes with the last view).
+ * The neighbourhood pipelines (gaussian_blur, unsharp_mask, sobel) read the pixels around a
+ * source view, out to the edges of the image that owns the memory, and clamp only there, as
+ * OpenCV does for a cv::Mat ROI; with LUMEN_VIEW_ISOLATED they clamp at the view's own edges (a
+ * view of an isolated view, at that view's). resize and the point pipelines read only the view.
+ * src and dst of one call may be views of one image when the pixels src reads (its rectangle,
+ * grown by 1 for sobel and ceil(3 sigma) for gaussian_blur and unsharp_mask, within what it may
+ * read) miss dst's rectangle (levels: or are exactly dst's). An image and its views count as one
+ * image for thread safety. Views are zero-copy on the CPU; a GPU call copies a view's pixels in
+ * (or its result out) through host memory each call, and lumen_cuda_image_device_ptr refuses
+ * views. Errors: INVALID_ARGUMENT (out NULL, img NULL, the rectangle not inside img, flags
+ * other than LUMEN_VIEW_ISOLATED), OUT_OF_MEMORY. */
+LUMEN_API lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int height,
+                                        unsigned flags, lumen_image **out);
 /** Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
 LUMEN_API void lumen_image_destroy(lumen_image *img);
 

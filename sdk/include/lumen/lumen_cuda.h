@@ -47,7 +47,7 @@ LUMEN_API lumen_status lumen_cuda_image_wrap(lumen_context *ctx, uint64_t device
 /** The CUdeviceptr holding the image's newest pixels and its pitch in bytes; uploads the image to
  * CUDA first if it is not there (in the context of the last CUDA call on it, else ctx's).
  * pitch may be NULL. On failure *device_ptr and *pitch are 0.
- * Errors: INVALID_ARGUMENT (img NULL, device_ptr NULL), BACKEND_UNAVAILABLE, OUT_OF_MEMORY (the
+ * Errors: INVALID_ARGUMENT (img NULL, device_ptr NULL, img a view), BACKEND_UNAVAILABLE, OUT_OF_MEMORY (the
  * image's pixels on another GPU backend, to be moved through host memory), DEVICE. */
 LUMEN_API lumen_status lumen_cuda_image_device_ptr(lumen_context *ctx, lumen_image *img,
                                                    uint64_t *device_ptr, size_t *pitch);
