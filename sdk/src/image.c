@@ -280,18 +280,13 @@ static void free_image(lumen_image *img) {
     free(img);
 }
 
-/* A root's memory lives while it or a view of it does. */
+/* A root's memory lives while it or a view of it does: its count of live views drops by one
+ * per view destroyed and by one when it is destroyed itself; the call that takes it below 0 frees. */
 void lumen_image_destroy(lumen_image *img) {
     if (!img) return;
-    lumen_image *root = img->root;
-    if (!root) {
-        img->destroyed = 1;
-        if (__atomic_load_n(&img->views, __ATOMIC_ACQUIRE) == 0) free_image(img);
-        return;
-    }
-    free(img);
-    if (__atomic_sub_fetch(&root->views, 1, __ATOMIC_ACQ_REL) == 0 && root->destroyed)
-        free_image(root);
+    lumen_image *root = img->root ? img->root : img;
+    if (img != root) free(img);
+    if (__atomic_sub_fetch(&root->views, 1, __ATOMIC_ACQ_REL) < 0) free_image(root);
 }
 
 lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int height,
@@ -322,7 +317,7 @@ lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int hei
     v->owned = NULL;
     v->device_ptr = 0;
     v->owner = NULL;
-    v->views = v->destroyed = 0;
+    v->views = 0;
     v->root = root;
     v->x0 = (img->root ? img->x0 : 0) + x;
     v->y0 = (img->root ? img->y0 : 0) + y;

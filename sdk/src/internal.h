@@ -47,8 +47,7 @@ struct lumen_image {
      * at the rectangle clamp[4] = {x0, y0, x1, y1} (exclusive ends), in the root's coordinates. */
     struct lumen_image *root;
     int x0, y0, clamp[4];
-    int views; /* a root: its live views (atomic); destroyed = 1 once lumen_image_destroy ran */
-    int destroyed;
+    int views; /* a root: its live views, minus 1 once destroyed itself (atomic; < 0: freed) */
 };
 
 /* One API call: Halide's user_context, so runtime hooks (errors) reach the call that failed. */
