@@ -22,27 +22,14 @@ static void save_images(void) {
 
 /* Status-returning functions of lumen.h and lumen_cuda.h; each needs at least one error case.
  * lumen_release_device_memory is left out: its one error (DEVICE) needs a failing driver. */
-static const char *const functions[] = {"lumen_backend_available",
-                                        "lumen_context_create",
-                                        "lumen_context_stats",
-                                        "lumen_image_create",
-                                        "lumen_image_wrap",
-                                        "lumen_image_create_format",
-                                        "lumen_image_wrap_format",
-                                        "lumen_image_view",
-                                        "lumen_image_map",
-                                        "lumen_image_sync",
-                                        "lumen_levels",
-                                        "lumen_grayscale",
-                                        "lumen_gaussian_blur",
-                                        "lumen_resize",
-                                        "lumen_sobel",
-                                        "lumen_unsharp_mask",
-                                        "lumen_yuv_to_rgb",
-                                        "lumen_rgb_to_yuv",
-                                        "lumen_cuda_context_create",
-                                        "lumen_cuda_image_wrap",
-                                        "lumen_cuda_image_device_ptr"};
+static const char *const functions[] = {
+    "lumen_backend_available",   "lumen_context_create",  "lumen_context_stats",
+    "lumen_image_create",        "lumen_image_wrap",      "lumen_image_create_format",
+    "lumen_image_wrap_format",   "lumen_image_view",      "lumen_image_map",
+    "lumen_image_sync",          "lumen_levels",          "lumen_grayscale",
+    "lumen_gaussian_blur",       "lumen_resize",          "lumen_sobel",
+    "lumen_unsharp_mask",        "lumen_yuv_to_rgb",      "lumen_rgb_to_yuv",
+    "lumen_cuda_context_create", "lumen_cuda_image_wrap", "lumen_cuda_image_device_ptr"};
 enum { N_FUNCTIONS = sizeof functions / sizeof *functions };
 static int cases[N_FUNCTIONS];
 
@@ -188,9 +175,9 @@ static void views(void) {
     expect(lumen_image_view(d, 0, 0, 4, 4, 0, NULL), INV, fn, "out", "NULL out");
     expect(lumen_image_view(NULL, 0, 0, 4, 4, 0, &v), INV, fn, "img", "NULL img");
     CHECK(v == NULL, "out not cleared");
-    static const int rects[][4] = {{0, 0, 0, 4}, {0, 0, 4, 0}, {-1, 0, 4, 4}, {0, -1, 4, 4},
-                                   {13, 0, 4, 4}, {0, 5, 4, 4}, {0, 0, 17, 8}, {0, 0, 16, 9},
-                                   {1, 0, 0x7fffffff, 1}};
+    static const int rects[][4] = {{0, 0, 0, 4},  {0, 0, 4, 0},  {-1, 0, 4, 4},
+                                   {0, -1, 4, 4}, {13, 0, 4, 4}, {0, 5, 4, 4},
+                                   {0, 0, 17, 8}, {0, 0, 16, 9}, {1, 0, 0x7fffffff, 1}};
     for (size_t i = 0; i < sizeof rects / sizeof *rects; i++)
         expect(lumen_image_view(d, rects[i][0], rects[i][1], rects[i][2], rects[i][3], 0, &v), INV,
                fn, "rectangle", "outside");
@@ -501,8 +488,8 @@ int main(void) {
     images[GRAY_DST] = t_image_new(16, 8, 1, 0, 0);
     images[BGR] = t_image_new(16, 8, 3, 0, 1);
     lumen_image_destroy(images[BGR].img);
-    CHECK_OK(lumen_image_wrap_format(images[BGR].mem, 16, 8, LUMEN_FORMAT_BGR8, 48,
-                                     &images[BGR].img));
+    CHECK_OK(
+        lumen_image_wrap_format(images[BGR].mem, 16, 8, LUMEN_FORMAT_BGR8, 48, &images[BGR].img));
     t_image *lo = &images[LO], *hi = &images[HI];
     *lo = *hi = images[DST];
     lo->mem = hi->mem = NULL; /* views of DST's memory, compared through DST */

@@ -114,7 +114,8 @@ static void check_formats(void) {
     for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
         lumen_format f = fmts[i];
         int c = lumen_format_channels(f), bgr = (f >> 8) == 1;
-        int w = 16 + (int)(t_rand() % 150), h = 2 + (int)(t_rand() % 40), ow = w + 7, oh = h / 2 + 1;
+        int w = 16 + (int)(t_rand() % 150), h = 2 + (int)(t_rand() % 40), ow = w + 7,
+            oh = h / 2 + 1;
         t_image src = t_image_new(w, h, c, 5, 1), gray = t_image_new(w, h, 1, 3, 0);
         t_image blur = t_image_new(w, h, c, 2, 0), small = t_image_new(ow, oh, c, 0, 0);
         lumen_image *s = NULL, *b = NULL, *r = NULL;
@@ -142,8 +143,11 @@ static void check_formats(void) {
         for (int k = 0; k < 3; k++) {
             long n_diff;
             int pad_ok, max = t_compare(got[k], want[k], &n_diff, &pad_ok);
-            CHECK(max == 0 && pad_ok, "%s %dx%d, %s: max diff %d, %ld differ",
-                  lumen_format_name(f), w, h, k == 0 ? "grayscale" : k == 1 ? "blur" : "resize",
+            CHECK(max == 0 && pad_ok, "%s %dx%d, %s: max diff %d, %ld differ", lumen_format_name(f),
+                  w, h,
+                  k == 0   ? "grayscale"
+                  : k == 1 ? "blur"
+                           : "resize",
                   max, n_diff);
             free(want[k].data);
         }
@@ -172,7 +176,10 @@ static t_frame t_frame_new(lumen_yuv_layout layout, int w, int h, int pad, int r
         t.f.planes[i] = t.mem[i];
     }
     t.f.layout = layout, t.f.width = w, t.f.height = h;
-    t.r = (ref_frame){(int)layout, w, h, {t.mem[0], t.mem[1], t.mem[2]},
+    t.r = (ref_frame){(int)layout,
+                      w,
+                      h,
+                      {t.mem[0], t.mem[1], t.mem[2]},
                       {t.f.strides[0], t.f.strides[1], t.f.strides[2]}};
     return t;
 }
@@ -221,13 +228,16 @@ static void check_yuv(void) {
                         const uint8_t *uv = layout == LUMEN_YUV_I420
                                                 ? NULL
                                                 : fr.mem[1] + (y / 2) * fr.f.strides[1] + x / 2 * 2;
-                        double U = uv ? uv[layout == LUMEN_YUV_NV21] : fr.mem[1][(y / 2) * fr.f.strides[1] + x / 2];
-                        double V = uv ? uv[layout == LUMEN_YUV_NV12] : fr.mem[2][(y / 2) * fr.f.strides[2] + x / 2];
+                        double U = uv ? uv[layout == LUMEN_YUV_NV21]
+                                      : fr.mem[1][(y / 2) * fr.f.strides[1] + x / 2];
+                        double V = uv ? uv[layout == LUMEN_YUV_NV12]
+                                      : fr.mem[2][(y / 2) * fr.f.strides[2] + x / 2];
                         double yy = lim ? (Y - 16) * 255 / 219 : Y, sc = lim ? 255.0 / 224 : 1;
                         double u = (U - 128) * sc, v = (V - 128) * sc, kg = 1 - kr - kb;
-                        double rgb[3] = {yy + 2 * (1 - kr) * v,
-                                         yy - 2 * kb * (1 - kb) / kg * u - 2 * kr * (1 - kr) / kg * v,
-                                         yy + 2 * (1 - kb) * u};
+                        double rgb[3] = {
+                            yy + 2 * (1 - kr) * v,
+                            yy - 2 * kb * (1 - kb) / kg * u - 2 * kr * (1 - kr) / kg * v,
+                            yy + 2 * (1 - kb) * u};
                         for (int k = 0; k < 3; k++) {
                             double ideal = rgb[k] < 0 ? 0 : rgb[k] > 255 ? 255 : rgb[k];
                             double got = out.mem[y * out.ref.stride + x * c + (bgr ? 2 - k : k)];
@@ -278,8 +288,8 @@ static void check_views(void) {
     for (pipe p = T_LEVELS; p <= T_UNSHARP; p++)
         for (int k = 0; k < 3; k++) {
             int c = p == T_SOBEL ? 1 : p == T_GRAYSCALE ? 3 + k % 2 : colours[k];
-            int dc = p == T_GRAYSCALE || p == T_SOBEL ? 1 : c, hood = p == T_BLUR ||
-                     p == T_SOBEL || p == T_UNSHARP;
+            int dc = p == T_GRAYSCALE || p == T_SOBEL ? 1 : c,
+                hood = p == T_BLUR || p == T_SOBEL || p == T_UNSHARP;
             int W = 20 + (int)(t_rand() % 80), H = 10 + (int)(t_rand() % 50);
             int w = 1 + (int)(t_rand() % W), h = 1 + (int)(t_rand() % H);
             int x = (int)(t_rand() % (W - w + 1)), y = (int)(t_rand() % (H - h + 1));
@@ -293,7 +303,8 @@ static void check_views(void) {
             reference(p, parent.ref, full, a, b);
             for (int iso = 0; iso < 2; iso++) {
                 lumen_image *v = NULL;
-                CHECK_OK(lumen_image_view(parent.img, x, y, w, h, iso ? LUMEN_VIEW_ISOLATED : 0, &v));
+                CHECK_OK(
+                    lumen_image_view(parent.img, x, y, w, h, iso ? LUMEN_VIEW_ISOLATED : 0, &v));
                 t_image out = t_image_new(ow, oh, dc, 3, 0);
                 CHECK_OK(t_run_pipe(p, ctx, v, out.img, a, b));
                 t_sync(&out);
@@ -307,8 +318,9 @@ static void check_views(void) {
                 }
                 long n_diff;
                 int pad_ok, max = t_compare(&out, want, &n_diff, &pad_ok);
-                CHECK(max == 0 && pad_ok, "%s on a %s view %dx%d at (%d,%d) of %dx%dx%d: max diff %d",
-                      names[p], iso ? "isolated" : "shared", w, h, x, y, W, H, c, max);
+                CHECK(max == 0 && pad_ok,
+                      "%s on a %s view %dx%d at (%d,%d) of %dx%dx%d: max diff %d", names[p],
+                      iso ? "isolated" : "shared", w, h, x, y, W, H, c, max);
                 free(want.data);
                 t_image_free(&out);
                 lumen_image_destroy(v);
@@ -336,18 +348,56 @@ static void check_views(void) {
             int bad = 0;
             for (int j = 0; j < CH; j++)
                 for (size_t i = 0; i < (size_t)CW * dc; i++) {
-                    int in = j >= cy && j < cy + oh && i >= (size_t)cx * dc && i < (size_t)(cx + ow) * dc;
+                    int in = j >= cy && j < cy + oh && i >= (size_t)cx * dc &&
+                             i < (size_t)(cx + ow) * dc;
                     uint8_t got = cm[j * cs + i];
                     bad += in ? got != want.data[(j - cy) * want.stride + i - (size_t)cx * dc]
                               : got != before[j * cs + i];
                 }
-            CHECK(bad == 0, "%s into a view %dx%d at (%d,%d) of %dx%d: %d bytes wrong", names[p], ow,
-                  oh, cx, cy, CW, CH, bad);
+            CHECK(bad == 0, "%s into a view %dx%d at (%d,%d) of %dx%d: %d bytes wrong", names[p],
+                  ow, oh, cx, cy, CW, CH, bad);
             lumen_image_destroy(src);
             lumen_image_destroy(v); /* frees the canvas */
             free(want.data), free(before), free(part.data), free(full.data);
             t_image_free(&parent);
         }
+}
+
+/* The YUV functions' images as views: a frame into a view of a canvas (the rest unchanged) and
+ * that view back into a frame. */
+static void check_yuv_views(void) {
+    int w = 34, h = 18, cw = 50, ch = 30, x = 7, y = 5;
+    t_frame fr = t_frame_new(LUMEN_YUV_NV12, w, h, 3, 1);
+    t_frame got = t_frame_new(LUMEN_YUV_I420, w, h, 0, 0);
+    t_frame ref = t_frame_new(LUMEN_YUV_I420, w, h, 0, 0);
+    t_image canvas = t_image_new(cw, ch, 3, 0, 1);
+    uint8_t *before = malloc(canvas.ref.stride * ch);
+    memcpy(before, canvas.mem, canvas.ref.stride * ch);
+    lumen_image *v = NULL;
+    CHECK_OK(lumen_image_view(canvas.img, x, y, w, h, 0, &v));
+    CHECK_OK(lumen_yuv_to_rgb(ctx, &fr.f, v, LUMEN_YUV_BT709_FULL));
+    t_sync(&canvas);
+    ref_image want = {malloc((size_t)w * h * 3), w, h, 3, (size_t)w * 3};
+    ref_yuv_to_rgb(&fr.r, want, 0, LUMEN_YUV_BT709_FULL);
+    int bad = 0;
+    for (int j = 0; j < ch; j++)
+        for (int i = 0; i < cw * 3; i++) {
+            int in = j >= y && j < y + h && i >= x * 3 && i < (x + w) * 3;
+            uint8_t g = canvas.mem[j * canvas.ref.stride + i];
+            bad += in ? g != want.data[(j - y) * want.stride + i - x * 3]
+                      : g != before[j * canvas.ref.stride + i];
+        }
+    CHECK(bad == 0, "yuv_to_rgb into a view: %d bytes wrong", bad);
+    CHECK_OK(lumen_rgb_to_yuv(ctx, v, &got.f, LUMEN_YUV_BT601_LIMITED));
+    ref_image part = crop(canvas.ref, x, y, w, h);
+    ref_rgb_to_yuv(part, 0, &ref.r, LUMEN_YUV_BT601_LIMITED);
+    for (int k = 0; k < 3; k++)
+        CHECK(memcmp(got.mem[k], ref.mem[k], got.bytes[k]) == 0, "rgb_to_yuv from a view: plane %d",
+              k);
+    lumen_image_destroy(v);
+    free(before), free(want.data), free(part.data);
+    t_image_free(&canvas);
+    t_frame_free(&fr), t_frame_free(&got), t_frame_free(&ref);
 }
 
 /* levels may run in place (src == dst). */
@@ -426,6 +476,7 @@ int main(int argc, char **argv) {
     check_formats();
     check_yuv();
     check_views();
+    check_yuv_views();
     check_in_place();
     check_chain();
     if (backend == LUMEN_BACKEND_CPU) {

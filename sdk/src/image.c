@@ -281,7 +281,8 @@ static void free_image(lumen_image *img) {
 }
 
 /* A root's memory lives while it or a view of it does: its count of live views drops by one
- * per view destroyed and by one when it is destroyed itself; the call that takes it below 0 frees. */
+ * per view destroyed and by one when it is destroyed itself; the call that takes it below 0 frees.
+ */
 void lumen_image_destroy(lumen_image *img) {
     if (!img) return;
     lumen_image *root = img->root ? img->root : img;
@@ -289,8 +290,8 @@ void lumen_image_destroy(lumen_image *img) {
     if (__atomic_sub_fetch(&root->views, 1, __ATOMIC_ACQ_REL) < 0) free_image(root);
 }
 
-lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int height,
-                              unsigned flags, lumen_image **out) {
+lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int height, unsigned flags,
+                              lumen_image **out) {
     lumen__call call;
     lumen__begin(&call, "lumen_image_view", NULL);
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
@@ -340,14 +341,17 @@ lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int hei
 uint8_t *lumen__view_host(const lumen_image *v) {
     const lumen_image *r = v->root;
     if (!r->buf.host) return NULL;
-    return r->buf.host + (size_t)v->y0 * (size_t)r->dim[2].stride + (size_t)v->x0 * r->dim[1].stride;
+    return r->buf.host + (size_t)v->y0 * (size_t)r->dim[2].stride +
+           (size_t)v->x0 * r->dim[1].stride;
 }
 
 int lumen_image_width(const lumen_image *img) { return img ? img->dim[1].extent : 0; }
 int lumen_image_height(const lumen_image *img) { return img ? img->dim[2].extent : 0; }
 int lumen_image_channels(const lumen_image *img) { return img ? img->dim[0].extent : 0; }
 size_t lumen_image_stride(const lumen_image *img) { return img ? (size_t)img->dim[2].stride : 0; }
-lumen_format lumen_image_format(const lumen_image *img) { return img ? img->format : (lumen_format)0; }
+lumen_format lumen_image_format(const lumen_image *img) {
+    return img ? img->format : (lumen_format)0;
+}
 
 lumen_backend lumen_image_location(const lumen_image *img) {
     if (img && img->root) img = img->root;

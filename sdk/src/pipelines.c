@@ -75,8 +75,8 @@ static int overlap(lumen_image *src, lumen_image *dst, shape s) {
     if (src->root) src->buf.host = lumen__view_host(src);
     if (dst->root) dst->buf.host = lumen__view_host(dst);
     if (rs != rd) {
-        int same = src->buf.host == dst->buf.host &&
-                   lumen_image_stride(src) == lumen_image_stride(dst);
+        int same =
+            src->buf.host == dst->buf.host && lumen_image_stride(src) == lumen_image_stride(dst);
         return lumen__overlap(src, dst) && !(s.in_place && same);
     }
     int a[4], b[4];
@@ -237,8 +237,8 @@ static lumen_status prepare(lumen__call *call, lumen_image *src, lumen_image *ds
     if (src && src->root) st = view_temp(call, src, margin, 0, &a->s);
     if (!st && dst && dst->root) st = view_temp(call, dst, 0, 1, &a->d);
     if (!st) {
-        st = lumen__prepare(call, src && !src->root ? src : NULL, dst && !dst->root ? dst : NULL,
-                            b);
+        st =
+            lumen__prepare(call, src && !src->root ? src : NULL, dst && !dst->root ? dst : NULL, b);
     }
     a->src = !src ? NULL : src->root ? &a->s.buf : &src->buf;
     a->dst = !dst ? NULL : dst->root ? &a->d.buf : &dst->buf;
@@ -252,12 +252,12 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
 }
 
 /* Checks, then picks the backend (b) and moves the images where it needs them. */
-#define LUMEN__START(fn, shape_)                    \
-  lumen__call call;                                 \
-  lumen__begin(&call, fn, ctx);                     \
-  lumen_backend b;                                  \
-  shape sh = shape_;                                \
-  lumen_status st = check(&call, src, dst, sh);     \
+#define LUMEN__START(fn, shape_)                \
+  lumen__call call;                             \
+  lumen__begin(&call, fn, ctx);                 \
+  lumen_backend b;                              \
+  shape sh = shape_;                            \
+  lumen_status st = check(&call, src, dst, sh); \
   if (st) return st
 
 #define LUMEN__PREPARE() \
@@ -391,8 +391,8 @@ static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, con
     int w = f->width, h = f->height;
     if (w < 2 || h < 2 || w > LUMEN_MAX_DIMENSION || h > LUMEN_MAX_DIMENSION || w % 2 || h % 2) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
-                           "%s is %dx%d: 4:2:0 frames need an even width and height in 2..%d",
-                           name, w, h, LUMEN_MAX_DIMENSION);
+                           "%s is %dx%d: 4:2:0 frames need an even width and height in 2..%d", name,
+                           w, h, LUMEN_MAX_DIMENSION);
     }
     static const char *const plane_names[] = {"Y", "UV", "U", "V"};
     for (int i = 0; i < n; i++) {
@@ -425,8 +425,8 @@ static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, con
 }
 
 /* The image and the frame's planes: sizes, formats, overlaps (name: the image's argument). */
-static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f,
-                                      lumen_image *img, const char *name, size_t bytes[3]) {
+static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f, lumen_image *img,
+                                      const char *name, size_t bytes[3]) {
     if (img->root) img->buf.host = lumen__view_host(img);
     int c = lumen_image_channels(img);
     if (c != 3 && c != 4) {
@@ -487,7 +487,8 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     double kr, kb;
     int limited;
     space_constants(space, &kr, &kb, &limited);
-    double kg = 1.0 - kr - kb, sy = limited ? 255.0 / 219.0 : 1.0, sc = limited ? 255.0 / 224.0 : 1.0;
+    double kg = 1.0 - kr - kb, sy = limited ? 255.0 / 219.0 : 1.0,
+           sc = limited ? 255.0 / 224.0 : 1.0;
     int rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, limited ? 16 : 0, q16(sy),
                     q16(2 * sc * (1 - kr)), q16(2 * sc * kb * (1 - kb) / kg),
                     q16(2 * sc * kr * (1 - kr) / kg), q16(2 * sc * (1 - kb)), is_bgr(dst), a.dst);
@@ -522,7 +523,8 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     double kr, kb;
     int limited;
     space_constants(space, &kr, &kb, &limited);
-    double kg = 1.0 - kr - kb, sy = limited ? 219.0 / 255.0 : 1.0, sc = limited ? 224.0 / 255.0 : 1.0;
+    double kg = 1.0 - kr - kb, sy = limited ? 219.0 / 255.0 : 1.0,
+           sc = limited ? 224.0 / 255.0 : 1.0;
     int32_t yr = q16(sy * kr), yb = q16(sy * kb), yg = q16(sy) - yr - yb;
     int32_t ur = q16(-sc * kr / (2 * (1 - kb))), ug = q16(-sc * kg / (2 * (1 - kb)));
     int32_t vg = q16(-sc * kg / (2 * (1 - kr))), vb = q16(-sc * kb / (2 * (1 - kr)));

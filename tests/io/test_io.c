@@ -303,8 +303,8 @@ static void test_bgr_write(void) {
         int w = 37, h = 11;
         t_image t = t_image_new(w, h, c, 5, 1);
         lumen_image *bgr = NULL, *img = NULL;
-        CHECK_OK(lumen_image_wrap_format(t.mem, w, h, c == 3 ? LUMEN_FORMAT_BGR8 : LUMEN_FORMAT_BGRA8,
-                                         t.ref.stride, &bgr));
+        CHECK_OK(lumen_image_wrap_format(
+            t.mem, w, h, c == 3 ? LUMEN_FORMAT_BGR8 : LUMEN_FORMAT_BGRA8, t.ref.stride, &bgr));
         uint8_t *want = tight(&t);
         for (size_t i = 0; i < (size_t)w * h; i++) {
             uint8_t b = want[i * c];
