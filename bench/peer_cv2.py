@@ -40,6 +40,14 @@ ctx = vp()
 assert L.lumen_context_create(1, ctypes.byref(ctx)) == 0  # LUMEN_BACKEND_CPU
 
 
+class Frame(ctypes.Structure):  # lumen_yuv_frame
+    _fields_ = [("layout", ctypes.c_int), ("width", ctypes.c_int), ("height", ctypes.c_int),
+                ("planes", vp * 3), ("strides", ctypes.c_size_t * 3)]
+
+
+L.lumen_yuv_to_rgb.argtypes = [vp, ctypes.POINTER(Frame), vp, ctypes.c_int]
+
+
 def wrap(a):
     h, c = vp(), (1 if a.ndim == 2 else a.shape[2])
     assert L.lumen_image_wrap(a.ctypes.data, a.shape[1], a.shape[0], c, a.shape[1] * c, ctypes.byref(h)) == 0
@@ -47,6 +55,14 @@ def wrap(a):
 
 
 def lumen(name, params, src, dst):
+    if name == "yuv_to_rgb":  # src: NV12 (Y rows, then UV rows), BT.601 limited
+        w, h = src.shape[1], src.shape[0] * 2 // 3
+        f = Frame(1, w, h, (vp * 3)(src.ctypes.data, src.ctypes.data + w * h, None), (ctypes.c_size_t * 3)(w, w, 0))
+        d = wrap(dst)
+        st = L.lumen_yuv_to_rgb(ctx, ctypes.byref(f), d, 1)
+        L.lumen_image_destroy(d)
+        assert st == 0, (name, st)
+        return
     s, d = wrap(src), wrap(dst)
     p = params.split()
     args = ((GAIN, BIAS) if name == "levels" else (float(p[1]),) if name == "gaussian_blur"
@@ -125,6 +141,9 @@ def ops(name, params, src, dst):
         return [("cv2.resize INTER_LINEAR_EXACT", 1,
                  lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_LINEAR_EXACT)),
                 ("cv2.resize INTER_LINEAR", 1, lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_LINEAR))]
+    if name == "yuv_to_rgb":
+        code = cv2.COLOR_YUV2RGBA_NV12 if dst.shape[2] == 4 else cv2.COLOR_YUV2RGB_NV12
+        return [("cv2.cvtColor YUV2RGB(A)_NV12", 1, lambda: cv2.cvtColor(src, code, dst=dst))]
     raise ValueError(name)
 
 
@@ -173,6 +192,8 @@ for name, params, size, fmt in cases:
     wd, ht = map(int, size.split("x"))
     c = {"gray": 1, "rgb": 3, "rgba": 4}[fmt]
     src = image(wd, ht, c)
+    if name == "yuv_to_rgb":  # an NV12 frame with video-range samples, as bench.cpp makes it
+        src = (16 + image(wd, ht * 3 // 2, 1).astype(np.uint32) * 219 // 255).astype(np.uint8)
     ow, oh, oc = wd, ht, (1 if name == "grayscale" else c)
     if name == "resize":
         num, den = map(int, params[1:].split("/"))
