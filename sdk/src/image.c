@@ -85,6 +85,18 @@ lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_
     return LUMEN_OK;
 }
 
+void lumen__buffer_init(halide_buffer_t *b, void *host, int bits, int dimensions,
+                        halide_dimension_t *dim, uint64_t flags) {
+    *b = (halide_buffer_t){0};
+    b->host = (uint8_t *)host;
+    b->type.code = halide_type_uint;
+    b->type.bits = (uint8_t)bits;
+    b->type.lanes = 1;
+    b->dimensions = dimensions;
+    b->dim = dim;
+    b->flags = flags;
+}
+
 lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
                               size_t stride, lumen_image **out) {
     lumen_image *img = (lumen_image *)calloc(1, sizeof *img);
@@ -98,13 +110,8 @@ lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int
     img->dim[1].stride = c;
     img->dim[2].extent = h;
     img->dim[2].stride = (int32_t)stride;
-    img->buf.host = data;
-    img->buf.type.code = halide_type_uint;
-    img->buf.type.bits = 8;
-    img->buf.type.lanes = 1;
-    img->buf.dimensions = 3;
-    img->buf.dim = img->dim;
-    img->buf.flags = halide_buffer_flag_host_dirty; /* the caller may have written it */
+    /* host dirty: the caller may have written it */
+    lumen__buffer_init(&img->buf, data, 8, 3, img->dim, halide_buffer_flag_host_dirty);
     img->owned = owned;
     img->format = (lumen_format)c;
     *out = img;
@@ -332,17 +339,17 @@ lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int hei
     } else {
         v->clamp[0] = v->clamp[1] = 0, v->clamp[2] = w, v->clamp[3] = h;
     }
-    v->buf.host = lumen__view_host(v);
+    v->buf.host = NULL; /* derived from the root's: lumen__host */
     __atomic_add_fetch(&root->views, 1, __ATOMIC_ACQ_REL);
     *out = v;
     return LUMEN_OK;
 }
 
-uint8_t *lumen__view_host(const lumen_image *v) {
-    const lumen_image *r = v->root;
-    if (!r->buf.host) return NULL;
-    return r->buf.host + (size_t)v->y0 * (size_t)r->dim[2].stride +
-           (size_t)v->x0 * r->dim[1].stride;
+uint8_t *lumen__host(const lumen_image *img) {
+    const lumen_image *r = img->root;
+    if (!r || !r->buf.host) return img->buf.host;
+    return r->buf.host + (size_t)img->y0 * (size_t)r->dim[2].stride +
+           (size_t)img->x0 * r->dim[1].stride;
 }
 
 int lumen_image_width(const lumen_image *img) { return img ? img->dim[1].extent : 0; }
@@ -375,7 +382,7 @@ lumen_status lumen_image_map(lumen_image *img, lumen_access access, uint8_t **da
     lumen_status st = lumen__to_host(&call, img, lumen__owner(img));
     if (st) return st;
     if (access & LUMEN_ACCESS_WRITE) set_flag(img, halide_buffer_flag_host_dirty, 1);
-    *data = view ? (view->buf.host = lumen__view_host(view)) : img->buf.host;
+    *data = lumen__host(view ? view : img);
     return LUMEN_OK;
 }
 
@@ -401,12 +408,12 @@ int lumen__overlap(const lumen_image *a, const lumen_image *b) {
     if (a->device_ptr && b->device_ptr) /* both over caller's CUDA memory */
         return a->device_ptr < b->device_ptr + image_bytes(b) &&
                b->device_ptr < a->device_ptr + image_bytes(a);
-    const uint8_t *a0 = a->buf.host, *b0 = b->buf.host;
+    const uint8_t *a0 = lumen__host(a), *b0 = lumen__host(b);
     return a0 && b0 && a0 < b0 + image_bytes(b) && b0 < a0 + image_bytes(a);
 }
 
 int lumen__overlap_memory(const lumen_image *img, const void *p, size_t n) {
-    const uint8_t *a = img->buf.host, *b = (const uint8_t *)p;
+    const uint8_t *a = lumen__host(img), *b = (const uint8_t *)p;
     return a && b && a < b + n && b < a + image_bytes(img);
 }
 

@@ -79,6 +79,9 @@ lumen_status lumen__ensure_host(lumen__call *call, struct lumen_image *img);
 /* Newest pixels to the host / the image's device memory released, counted against ctx. */
 lumen_status lumen__to_host(lumen__call *call, struct lumen_image *img, lumen_context *ctx);
 lumen_status lumen__free_device(lumen__call *call, struct lumen_image *img, lumen_context *ctx);
+/* A halide_buffer_t of unsigned `bits`-bit values over host memory, with no device memory yet. */
+void lumen__buffer_init(halide_buffer_t *b, void *host, int bits, int dimensions,
+                        halide_dimension_t *dim, uint64_t flags);
 lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
                               size_t stride, struct lumen_image **out);
 lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride,
@@ -112,8 +115,8 @@ lumen_status lumen__halide_status(lumen__call *call, int halide_code);
 /* Image checks shared by the pipelines. */
 lumen_status lumen__check_image(lumen__call *call, const lumen_image *img, const char *name);
 int lumen__overlap(const lumen_image *a, const lumen_image *b);
-/* A view's host pointer from its root's (NULL while the root has no host memory). */
-uint8_t *lumen__view_host(const struct lumen_image *view);
+/* The first host pixel of an image, or of a view (from its root's; NULL while there is none). */
+uint8_t *lumen__host(const struct lumen_image *img);
 /* 1 if img's host memory overlaps the n bytes at p. */
 int lumen__overlap_memory(const lumen_image *img, const void *p, size_t n);
 

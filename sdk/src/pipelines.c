@@ -68,26 +68,31 @@ static void rect_of(const lumen_image *img, int r[4]) {
     r[2] = r[0] + lumen_image_width(img), r[3] = r[1] + lumen_image_height(img);
 }
 
-/* src and dst overlap: views of one image by their rectangles (src's grown by the pipeline's
- * reach, within the pixels it may read), other images by their memory. */
-static int overlap(lumen_image *src, lumen_image *dst, shape s) {
-    const lumen_image *rs = src->root ? src->root : src, *rd = dst->root ? dst->root : dst;
-    if (src->root) src->buf.host = lumen__view_host(src);
-    if (dst->root) dst->buf.host = lumen__view_host(dst);
-    if (rs != rd) {
-        int same =
-            src->buf.host == dst->buf.host && lumen_image_stride(src) == lumen_image_stride(dst);
+/* What a source read with a reach of `margin` covers: its rectangle grown by margin, within what
+ * it may read (a view's clamp rectangle; an image's own). */
+static void read_rect(const lumen_image *img, int margin, int r[4]) {
+    int own[4];
+    rect_of(img, own);
+    const int *lim = img->root ? img->clamp : own;
+    for (int k = 0; k < 2; k++) {
+        r[k] = own[k] - margin > lim[k] ? own[k] - margin : lim[k];
+        r[k + 2] = own[k + 2] + margin < lim[k + 2] ? own[k + 2] + margin : lim[k + 2];
+    }
+}
+
+/* src and dst overlap: views of one image by their rectangles (what src reads against dst's),
+ * other images by their memory. */
+static int overlap(const lumen_image *src, const lumen_image *dst, shape s) {
+    if ((src->root ? src->root : src) != (dst->root ? dst->root : dst)) {
+        int same = lumen__host(src) == lumen__host(dst) &&
+                   lumen_image_stride(src) == lumen_image_stride(dst);
         return lumen__overlap(src, dst) && !(s.in_place && same);
     }
     int a[4], b[4];
     rect_of(src, a);
     rect_of(dst, b);
     if (s.in_place && !memcmp(a, b, sizeof a)) return 0;
-    const int *lim = src->root ? src->clamp : a;
-    for (int k = 0; k < 2; k++) {
-        a[k] = a[k] - s.margin > lim[k] ? a[k] - s.margin : lim[k];
-        a[k + 2] = a[k + 2] + s.margin < lim[k + 2] ? a[k + 2] + s.margin : lim[k + 2];
-    }
+    read_rect(src, s.margin, a);
     return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
 }
 
@@ -115,7 +120,7 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            lumen_image_width(src), lumen_image_height(src), lumen_image_width(dst),
                            lumen_image_height(dst));
     }
-    if (overlap((lumen_image *)src, (lumen_image *)dst, s)) {
+    if (overlap(src, dst, s)) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "src and dst overlap%s",
                            s.in_place ? " (other than exactly)" : "");
     }
@@ -141,14 +146,7 @@ typedef struct {
 static void make_taps(taps_t *t, float sigma) {
     t->radius = lumen__gaussian_taps(sigma, t->taps);
     t->dim = (halide_dimension_t){0, 2 * t->radius + 1, 1, 0};
-    t->buf = (buf_t){0};
-    t->buf.host = (uint8_t *)t->taps;
-    t->buf.type.code = halide_type_uint;
-    t->buf.type.bits = 16;
-    t->buf.type.lanes = 1;
-    t->buf.dimensions = 1;
-    t->buf.dim = &t->dim;
-    t->buf.flags = halide_buffer_flag_host_dirty;
+    lumen__buffer_init(&t->buf, t->taps, 16, 1, &t->dim, halide_buffer_flag_host_dirty);
 }
 
 /* A GPU run copies the taps to the device: free that copy. */
@@ -178,20 +176,15 @@ static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int
     lumen_status st = lumen__ensure_host(call, r);
     if (!st) st = lumen__to_host(call, r, lumen__owner(r));
     if (st) return st;
-    int lo[2], hi[2], o[2] = {v->x0, v->y0};
-    for (int k = 0; k < 2; k++) {
-        int end = o[k] + v->dim[1 + k].extent;
-        lo[k] = o[k] - margin > v->clamp[k] ? o[k] - margin : v->clamp[k];
-        hi[k] = end + margin < v->clamp[k + 2] ? end + margin : v->clamp[k + 2];
-        if (!margin) lo[k] = o[k], hi[k] = end;
-    }
+    int rr[4];
+    read_rect(v, margin, rr);
     t->dim[0] = v->dim[0];
-    t->dim[1] = (halide_dimension_t){lo[0] - o[0], hi[0] - lo[0], v->dim[1].stride, 0};
-    t->dim[2] = (halide_dimension_t){lo[1] - o[1], hi[1] - lo[1], v->dim[2].stride, 0};
+    t->dim[1] = (halide_dimension_t){rr[0] - v->x0, rr[2] - rr[0], v->dim[1].stride, 0};
+    t->dim[2] = (halide_dimension_t){rr[1] - v->y0, rr[3] - rr[1], v->dim[2].stride, 0};
     t->buf = v->buf;
     t->buf.dim = t->dim;
-    t->buf.host = r->buf.host + (size_t)lo[1] * (size_t)v->dim[2].stride +
-                  (size_t)lo[0] * (size_t)v->dim[1].stride;
+    t->buf.host = r->buf.host + (size_t)rr[1] * (size_t)v->dim[2].stride +
+                  (size_t)rr[0] * (size_t)v->dim[1].stride;
     t->buf.device = 0;
     t->buf.device_interface = NULL;
     t->buf.flags = output ? 0 : halide_buffer_flag_host_dirty;
@@ -264,6 +257,10 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
   args_t a;              \
   if ((st = prepare(&call, src, dst, sh.margin, &a, &b))) return st
 
+static int is_bgr(const lumen_image *img) {
+    return img->format == LUMEN_FORMAT_BGR8 || img->format == LUMEN_FORMAT_BGRA8;
+}
+
 /* v in Q12 fixed point, rounded half up. */
 static int32_t q12(float v) { return (int32_t)floor((double)v * 4096.0 + 0.5); }
 
@@ -286,8 +283,7 @@ lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *
     static const fn_t fns[] = LUMEN__TABLE(grayscale);
     LUMEN__START("lumen_grayscale", ((shape){(1 << 3) | (1 << 4), 1, 1, 0, 0}));
     LUMEN__PREPARE();
-    bool bgr = src->format == LUMEN_FORMAT_BGR8 || src->format == LUMEN_FORMAT_BGRA8;
-    return finish(&call, &a, fns[b](&call, a.src, bgr, a.dst));
+    return finish(&call, &a, fns[b](&call, a.src, is_bgr(src), a.dst));
 }
 
 lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
@@ -358,13 +354,7 @@ static void make_plane(temp_t *p, uint8_t *host, int w, int h, int xs, size_t st
     memset(p, 0, sizeof *p);
     p->dim[0] = (halide_dimension_t){0, w, xs, 0};
     p->dim[1] = (halide_dimension_t){0, h, (int32_t)stride, 0};
-    p->buf.host = host;
-    p->buf.type.code = halide_type_uint;
-    p->buf.type.bits = 8;
-    p->buf.type.lanes = 1;
-    p->buf.dimensions = 2;
-    p->buf.dim = p->dim;
-    p->buf.flags = output ? 0 : halide_buffer_flag_host_dirty;
+    lumen__buffer_init(&p->buf, host, 8, 2, p->dim, output ? 0 : halide_buffer_flag_host_dirty);
     p->output = output;
 }
 
@@ -425,9 +415,8 @@ static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, con
 }
 
 /* The image and the frame's planes: sizes, formats, overlaps (name: the image's argument). */
-static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f, lumen_image *img,
-                                      const char *name, size_t bytes[3]) {
-    if (img->root) img->buf.host = lumen__view_host(img);
+static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f,
+                                      const lumen_image *img, const char *name, size_t bytes[3]) {
     int c = lumen_image_channels(img);
     if (c != 3 && c != 4) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
@@ -447,16 +436,18 @@ static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *
     return LUMEN_OK;
 }
 
-static int is_bgr(const lumen_image *img) {
-    return img->format == LUMEN_FORMAT_BGR8 || img->format == LUMEN_FORMAT_BGRA8;
-}
+/* A lumen_yuv_space's matrix (Kr, Kb, Kg = 1 - Kr - Kb) and range. */
+typedef struct {
+    double kr, kb, kg;
+    int limited;
+} yuv_space;
 
-/* Kr, Kb, and whether the range is limited, per lumen_yuv_space. */
-static void space_constants(lumen_yuv_space s, double *kr, double *kb, int *limited) {
+static yuv_space space_of(lumen_yuv_space s) {
     int bt709 = s == LUMEN_YUV_BT709_LIMITED || s == LUMEN_YUV_BT709_FULL;
-    *kr = bt709 ? 0.2126 : 0.299;
-    *kb = bt709 ? 0.0722 : 0.114;
-    *limited = s == LUMEN_YUV_BT601_LIMITED || s == LUMEN_YUV_BT709_LIMITED;
+    yuv_space k = {bt709 ? 0.2126 : 0.299, bt709 ? 0.0722 : 0.114, 0,
+                   s == LUMEN_YUV_BT601_LIMITED || s == LUMEN_YUV_BT709_LIMITED};
+    k.kg = 1.0 - k.kr - k.kb;
+    return k;
 }
 
 static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
@@ -484,12 +475,10 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     if (st) return st;
     args_t a;
     if ((st = prepare(&call, NULL, dst, 0, &a, &b))) return st;
-    double kr, kb;
-    int limited;
-    space_constants(space, &kr, &kb, &limited);
-    double kg = 1.0 - kr - kb, sy = limited ? 255.0 / 219.0 : 1.0,
-           sc = limited ? 255.0 / 224.0 : 1.0;
-    int rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, limited ? 16 : 0, q16(sy),
+    yuv_space k = space_of(space);
+    double kr = k.kr, kb = k.kb, kg = k.kg;
+    double sy = k.limited ? 255.0 / 219.0 : 1.0, sc = k.limited ? 255.0 / 224.0 : 1.0;
+    int rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, k.limited ? 16 : 0, q16(sy),
                     q16(2 * sc * (1 - kr)), q16(2 * sc * kb * (1 - kb) / kg),
                     q16(2 * sc * kr * (1 - kr) / kg), q16(2 * sc * (1 - kb)), is_bgr(dst), a.dst);
     return release_planes(&call, pl, finish(&call, &a, rc));
@@ -520,15 +509,13 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     if (st) return st;
     args_t a;
     if ((st = prepare(&call, src, NULL, 0, &a, &b))) return st;
-    double kr, kb;
-    int limited;
-    space_constants(space, &kr, &kb, &limited);
-    double kg = 1.0 - kr - kb, sy = limited ? 219.0 / 255.0 : 1.0,
-           sc = limited ? 224.0 / 255.0 : 1.0;
+    yuv_space k = space_of(space);
+    double kr = k.kr, kb = k.kb, kg = k.kg;
+    double sy = k.limited ? 219.0 / 255.0 : 1.0, sc = k.limited ? 224.0 / 255.0 : 1.0;
     int32_t yr = q16(sy * kr), yb = q16(sy * kb), yg = q16(sy) - yr - yb;
     int32_t ur = q16(-sc * kr / (2 * (1 - kb))), ug = q16(-sc * kg / (2 * (1 - kb)));
     int32_t vg = q16(-sc * kg / (2 * (1 - kr))), vb = q16(-sc * kb / (2 * (1 - kr)));
-    int rc = fns[b](&call, a.src, is_bgr(src), yr, yg, yb, limited ? 16 : 0, ur, ug, -ur - ug,
+    int rc = fns[b](&call, a.src, is_bgr(src), yr, yg, yb, k.limited ? 16 : 0, ur, ug, -ur - ug,
                     -vg - vb, vg, vb, &pl[0].buf, &pl[1].buf, &pl[2].buf);
     return release_planes(&call, pl, finish(&call, &a, rc));
 }
