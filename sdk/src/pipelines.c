@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lumen__gaussian_blur_cpu.h"
@@ -458,6 +460,46 @@ static lumen_status release_planes(lumen__call *call, temp_t pl[3], lumen_status
     return st;
 }
 
+/* NV12 / NV21's U and V (pl[1], pl[2]: every other byte of one plane) staged on a GPU backend as
+ * dense host planes: Halide copies a buffer whose samples are not adjacent one sample per copy
+ * (seconds per 4K frame). An input is split into them before the call, an output merged back
+ * after by chroma_done. */
+typedef struct {
+    uint8_t *mem, *host[2];
+    size_t stride;
+} chroma_t;
+
+/* Returns 0 or, as a Halide call would, halide_error_code_out_of_memory. */
+static int chroma_stage(lumen__call *call, lumen_backend b, temp_t pl[3], chroma_t *c) {
+    memset(c, 0, sizeof *c);
+    if (b == LUMEN_BACKEND_CPU || pl[1].dim[0].stride != 2) return 0;
+    int w = pl[1].dim[0].extent, h = pl[1].dim[1].extent;
+    c->stride = (size_t)pl[1].dim[1].stride;
+    if (!(c->mem = malloc((size_t)w * h * 2))) {
+        snprintf(call->message, sizeof call->message, "no memory to stage U and V");
+        return halide_error_code_out_of_memory;
+    }
+    for (int i = 0; i < 2; i++) {
+        uint8_t *dense = c->mem + (size_t)i * w * h;
+        c->host[i] = pl[i + 1].buf.host;
+        for (int y = 0; !pl[i + 1].output && y < h; y++)
+            for (int x = 0; x < w; x++)
+                dense[(size_t)y * w + x] = c->host[i][y * c->stride + 2 * x];
+        make_plane(&pl[i + 1], dense, w, h, 1, (size_t)w, pl[i + 1].output);
+    }
+    return 0;
+}
+
+static lumen_status chroma_done(const temp_t pl[3], chroma_t *c, lumen_status st) {
+    int w = pl[1].dim[0].extent, h = pl[1].dim[1].extent;
+    for (int i = 0; c->mem && !st && pl[1].output && i < 2; i++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                c->host[i][y * c->stride + 2 * x] = pl[i + 1].buf.host[(size_t)y * w + x];
+    free(c->mem);
+    return st;
+}
+
 lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lumen_image *dst,
                               lumen_yuv_space space) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, int32_t, int32_t,
@@ -474,14 +516,17 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     if (!st) st = check_frame_image(&call, src, dst, "dst", bytes);
     if (st) return st;
     args_t a;
+    chroma_t ch;
     if ((st = prepare(&call, NULL, dst, 0, &a, &b))) return st;
     yuv_space k = space_of(space);
     double kr = k.kr, kb = k.kb, kg = k.kg;
     double sy = k.limited ? 255.0 / 219.0 : 1.0, sc = k.limited ? 255.0 / 224.0 : 1.0;
-    int rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, k.limited ? 16 : 0, q16(sy),
+    int rc = chroma_stage(&call, b, pl, &ch);
+    if (!rc)
+        rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, k.limited ? 16 : 0, q16(sy),
                     q16(2 * sc * (1 - kr)), q16(2 * sc * kb * (1 - kb) / kg),
                     q16(2 * sc * kr * (1 - kr) / kg), q16(2 * sc * (1 - kb)), is_bgr(dst), a.dst);
-    return release_planes(&call, pl, finish(&call, &a, rc));
+    return chroma_done(pl, &ch, release_planes(&call, pl, finish(&call, &a, rc)));
 }
 
 lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_yuv_frame *dst,
@@ -508,6 +553,7 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     }
     if (st) return st;
     args_t a;
+    chroma_t ch;
     if ((st = prepare(&call, src, NULL, 0, &a, &b))) return st;
     yuv_space k = space_of(space);
     double kr = k.kr, kb = k.kb, kg = k.kg;
@@ -515,7 +561,9 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     int32_t yr = q16(sy * kr), yb = q16(sy * kb), yg = q16(sy) - yr - yb;
     int32_t ur = q16(-sc * kr / (2 * (1 - kb))), ug = q16(-sc * kg / (2 * (1 - kb)));
     int32_t vg = q16(-sc * kg / (2 * (1 - kr))), vb = q16(-sc * kb / (2 * (1 - kr)));
-    int rc = fns[b](&call, a.src, is_bgr(src), yr, yg, yb, k.limited ? 16 : 0, ur, ug, -ur - ug,
+    int rc = chroma_stage(&call, b, pl, &ch);
+    if (!rc)
+        rc = fns[b](&call, a.src, is_bgr(src), yr, yg, yb, k.limited ? 16 : 0, ur, ug, -ur - ug,
                     -vg - vb, vg, vb, &pl[0].buf, &pl[1].buf, &pl[2].buf);
-    return release_planes(&call, pl, finish(&call, &a, rc));
+    return chroma_done(pl, &ch, release_planes(&call, pl, finish(&call, &a, rc)));
 }

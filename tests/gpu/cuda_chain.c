@@ -1,16 +1,22 @@
 /* The CUDA check's measurements (run by check.sh on a machine with an NVIDIA GPU; exit 77 without
  * one). Prints Markdown tables:
- *   1. each pipeline on CUDA vs the CPU backend (random 1920x1080 input): bytes that differ;
- *   2. a 4-stage device-resident chain (levels -> gaussian_blur -> unsharp_mask -> levels) on
+ *   1. every pipeline on CUDA vs the CPU backend, over formats, sizes, sigmas, resize ratios, YUV
+ *      layouts and views (random inputs): bytes that differ;
+ *   2. each pipeline at 3840x2160 on CUDA (source already on the device, result left there) and
+ *      on the CPU (all threads): ms per call;
+ *   3. a 4-stage device-resident chain (levels -> gaussian_blur -> unsharp_mask -> levels) on
  *      W x H RGBA (default 7680x4320) in caller memory: time, effective bandwidth (each stage reads
  *      and writes the image once) vs a measured device-to-device copy, and host transfers.
  * Usage: lumen_cuda_chain [W H [runs]]. Exit 1 if a pipeline differs or the chain moved pixels to
- * or from the host; the bandwidth goal (>= 70% of the copy) is reported, not asserted. */
+ * or from the host; the bandwidth goal (>= 70% of the copy) is reported, not asserted.
+ * LUMEN_CHAIN_OPENCL=1 runs tables 1 and 2 on the OpenCL backend instead (a dry run without
+ * NVIDIA hardware). */
 #include <lumen/lumen_cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../cuda/cuda_driver.h"
 
@@ -28,13 +34,17 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static lumen_image *image(int w, int h, int c, unsigned seed) {
+static void fill(uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(rand() >> 5);
+}
+
+static lumen_image *image(int w, int h, lumen_format f, unsigned seed) {
     lumen_image *img = NULL;
     uint8_t *px = NULL;
-    TRY(lumen_image_create(w, h, c, &img));
+    TRY(lumen_image_create_format(w, h, f, &img));
     TRY(lumen_image_map(img, LUMEN_ACCESS_WRITE, &px));
     srand(seed);
-    for (size_t i = 0; i < (size_t)lumen_image_stride(img) * h; i++) px[i] = (uint8_t)(rand() >> 5);
+    fill(px, lumen_image_stride(img) * h);
     return img;
 }
 
@@ -49,22 +59,157 @@ static size_t differ(lumen_image *a, lumen_image *b) {
     return n;
 }
 
-/* Pipeline k of 6 on ctx: a fresh output for src. */
-static const char *const names[] = {"levels", "grayscale", "gaussian_blur",
-                                    "resize", "sobel",     "unsharp_mask"};
-static lumen_image *run(int k, lumen_context *ctx, lumen_image *src) {
-    int w = lumen_image_width(src), h = lumen_image_height(src), c = lumen_image_channels(src);
+/* A case: pipeline k (0 levels, 1 grayscale, 2 gaussian_blur, 3 resize, 4 sobel, 5 unsharp_mask,
+ * 6 yuv_to_rgb, 7 rgb_to_yuv) on a w x h image of format f (6: dst's format), to dw x dh (resize),
+ * with parameters a, b (6, 7: b is the layout, a the space); view: src and dst are views inside
+ * larger images (2: isolated). */
+typedef struct {
+    int k;
+    lumen_format f;
+    int w, h, dw, dh;
+    float a, b;
+    int view;
+} tcase;
+static const char *const names[] = {"levels", "grayscale",    "gaussian_blur", "resize",
+                                    "sobel",  "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv"};
+enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
+enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8 };
+static const tcase cases[] = {
+    {0, RGB, 1920, 1080, 0, 0, 1.3f, -10.0f, 0}, {0, G, 1001, 777, 0, 0, 0.7f, 20.0f, 0},
+    {0, BGRA, 1920, 1080, 0, 0, 2.0f, 0.0f, 0},  {1, RGB, 1920, 1080, 0, 0, 0, 0, 0},
+    {1, BGRA, 1001, 777, 0, 0, 0, 0, 0},         {1, RGBA, 1920, 1080, 0, 0, 0, 0, 0},
+    {2, G, 1920, 1080, 0, 0, 0.8f, 0, 0},        {2, RGB, 1920, 1080, 0, 0, 2.5f, 0, 0},
+    {2, RGBA, 1920, 1080, 0, 0, 6.0f, 0, 0},     {2, BGR, 1001, 777, 0, 0, 1.5f, 0, 0},
+    {3, RGBA, 1920, 1080, 1280, 720, 0, 0, 0},   {3, RGB, 1920, 1080, 960, 540, 0, 0, 0},
+    {3, G, 1920, 1080, 3840, 2160, 0, 0, 0},     {3, RGB, 1280, 720, 1920, 1080, 0, 0, 0},
+    {3, BGRA, 1920, 1080, 640, 360, 0, 0, 0},    {3, RGB, 1001, 777, 640, 480, 0, 0, 0},
+    {4, G, 1920, 1080, 0, 0, 0, 0, 0},           {4, G, 1001, 777, 0, 0, 0, 0, 0},
+    {5, RGB, 1920, 1080, 0, 0, 1.5f, 1.2f, 0},   {5, RGBA, 1920, 1080, 0, 0, 4.0f, 0.5f, 0},
+    {5, G, 1001, 777, 0, 0, 1.0f, 2.0f, 0},      {6, RGB, 1920, 1080, 0, 0, 1, 1, 0},
+    {6, BGRA, 1920, 1080, 0, 0, 4, 3, 0},        {6, RGBA, 1002, 778, 0, 0, 3, 2, 0},
+    {7, RGB, 1920, 1080, 0, 0, 1, 1, 0},         {7, BGRA, 1002, 778, 0, 0, 4, 3, 0},
+    {2, RGB, 1600, 900, 0, 0, 2.0f, 0, 1},       {4, G, 1600, 900, 0, 0, 0, 0, 2},
+    {5, RGBA, 1600, 900, 0, 0, 1.5f, 1.0f, 1},   {3, RGB, 1600, 900, 800, 450, 0, 0, 1},
+};
+
+/* A random frame (seed 0: zeros) in one allocation, returned for free(). */
+static uint8_t *frame(lumen_yuv_frame *fr, int w, int h, int layout, unsigned seed) {
+    size_t y = (size_t)w * h, c = y / 4;
+    uint8_t *m = calloc(y + 2 * c, 1);
+    if (!m) exit(1);
+    int i420 = layout == LUMEN_YUV_I420;
+    *fr = (lumen_yuv_frame){layout,
+                            w,
+                            h,
+                            {m, m + y, i420 ? m + y + c : NULL},
+                            {(size_t)w, (size_t)(i420 ? w / 2 : w), (size_t)w / 2}};
+    srand(seed);
+    if (seed) fill(m, y + 2 * c);
+    return m;
+}
+
+static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                         const lumen_yuv_frame *fr) {
+    switch (t->k) {
+        case 0:
+            return lumen_levels(ctx, src, dst, t->a, t->b);
+        case 1:
+            return lumen_grayscale(ctx, src, dst);
+        case 2:
+            return lumen_gaussian_blur(ctx, src, dst, t->a);
+        case 3:
+            return lumen_resize(ctx, src, dst);
+        case 4:
+            return lumen_sobel(ctx, src, dst);
+        case 5:
+            return lumen_unsharp_mask(ctx, src, dst, t->a, t->b);
+        case 6:
+            return lumen_yuv_to_rgb(ctx, fr, dst, (lumen_yuv_space)t->a);
+        default:
+            return lumen_rgb_to_yuv(ctx, src, fr, (lumen_yuv_space)t->a);
+    }
+}
+
+/* t's destination (a view inside *root for view cases; none for rgb_to_yuv, which fills a frame).
+ */
+static lumen_image *dest(const tcase *t, lumen_image **root) {
+    int w = t->k == 3 ? t->dw : t->w, h = t->k == 3 ? t->dh : t->h;
+    lumen_format f = t->k == 1 || t->k == 4 ? G : t->f;
     lumen_image *dst = NULL;
-    TRY(lumen_image_create(k == 3 ? w * 2 / 3 : w, k == 3 ? h * 2 / 3 : h, k == 1 ? 1 : c, &dst));
-    lumen_status s = k == 0   ? lumen_levels(ctx, src, dst, 1.3f, -10.0f)
-                     : k == 1 ? lumen_grayscale(ctx, src, dst)
-                     : k == 2 ? lumen_gaussian_blur(ctx, src, dst, 2.5f)
-                     : k == 3 ? lumen_resize(ctx, src, dst)
-                     : k == 4 ? lumen_sobel(ctx, src, dst)
-                              : lumen_unsharp_mask(ctx, src, dst, 1.5f, 1.2f);
-    TRY(s);
+    *root = NULL;
+    if (t->k == 7) return NULL;
+    if (!t->view) {
+        TRY(lumen_image_create_format(w, h, f, &dst));
+        return dst;
+    }
+    TRY(lumen_image_create_format(w + 10, h + 6, f, root));
+    TRY(lumen_image_view(*root, 5, 3, w, h, 0, &dst));
     return dst;
 }
+
+/* Case t on the GPU and on the CPU: the number of result bytes that differ. */
+static size_t compare(const tcase *t, lumen_context *gpu, lumen_context *cpu, unsigned seed) {
+    lumen_image *root = NULL, *src = NULL, *r[4], *d[2];
+    lumen_yuv_frame fr[2];
+    uint8_t *mem[2] = {NULL, NULL};
+    int layout = (int)t->b;
+    if (t->k == 6) {
+        mem[0] = frame(&fr[0], t->w, t->h, layout, seed);
+    } else if (t->view) {
+        root = image(t->w + 64, t->h + 40, t->f, seed);
+        TRY(lumen_image_view(root, 32, 20, t->w, t->h, t->view == 2 ? LUMEN_VIEW_ISOLATED : 0,
+                             &src));
+    } else {
+        src = image(t->w, t->h, t->f, seed);
+    }
+    if (t->k == 7)
+        for (int i = 0; i < 2; i++) mem[i] = frame(&fr[i], t->w, t->h, layout, 0);
+    size_t n = 0, bytes = (size_t)t->w * t->h * 3 / 2;
+    for (int i = 0; i < 2; i++) {
+        d[i] = dest(t, &r[i]);
+        TRY(call(t, i ? cpu : gpu, src, d[i], &fr[t->k == 7 ? i : 0]));
+    }
+    if (t->k == 7)
+        for (size_t i = 0; i < bytes; i++) n += mem[0][i] != mem[1][i];
+    else
+        n = differ(d[0], d[1]);
+    for (int i = 0; i < 2; i++) lumen_image_destroy(d[i]), lumen_image_destroy(r[i]), free(mem[i]);
+    lumen_image_destroy(src), lumen_image_destroy(root);
+    return n;
+}
+
+static void describe(const tcase *t, char *s, size_t n) {
+    static const char *const layouts[] = {"", "NV12", "NV21", "I420"};
+    int o = snprintf(s, n, "%s %s %dx%d", names[t->k], lumen_format_name(t->f), t->w, t->h);
+    if (t->k == 3) o += snprintf(s + o, n - o, " -> %dx%d", t->dw, t->dh);
+    if (t->k == 2 || t->k == 5) o += snprintf(s + o, n - o, ", sigma %g", t->a);
+    if (t->k >= 6) o += snprintf(s + o, n - o, ", %s, space %d", layouts[(int)t->b], (int)t->a);
+    if (t->view) snprintf(s + o, n - o, ", %s", t->view == 2 ? "isolated views" : "views");
+}
+
+/* ms per call of t on ctx: src already where ctx runs, the result left there. */
+static double timed(const tcase *t, lumen_context *ctx, int runs) {
+    lumen_image *src = t->k == 6 ? NULL : image(t->w, t->h, t->f, 5), *root = NULL;
+    lumen_yuv_frame fr;
+    uint8_t *mem = t->k >= 6 ? frame(&fr, t->w, t->h, (int)t->b, 9) : NULL;
+    lumen_image *dst = dest(t, &root);
+    for (int i = 0; i < 2; i++) TRY(call(t, ctx, src, dst, &fr));
+    if (dst) TRY(lumen_image_sync(dst));
+    double t0 = now();
+    for (int i = 0; i < runs; i++) TRY(call(t, ctx, src, dst, &fr));
+    if (dst) TRY(lumen_image_sync(dst));
+    double ms = (now() - t0) * 1e3 / runs;
+    lumen_image_destroy(src), lumen_image_destroy(dst), free(mem);
+    return ms;
+}
+
+static const tcase timings[] = {
+    {0, RGB, 3840, 2160, 0, 0, 1.3f, -10.0f, 0}, {1, RGB, 3840, 2160, 0, 0, 0, 0, 0},
+    {2, RGB, 3840, 2160, 0, 0, 2.0f, 0, 0},      {2, G, 3840, 2160, 0, 0, 6.0f, 0, 0},
+    {3, RGB, 3840, 2160, 2560, 1440, 0, 0, 0},   {3, RGB, 3840, 2160, 1920, 1080, 0, 0, 0},
+    {4, G, 3840, 2160, 0, 0, 0, 0, 0},           {5, RGB, 3840, 2160, 0, 0, 1.5f, 1.2f, 0},
+    {6, RGB, 3840, 2160, 0, 0, 1, 1, 0},         {7, RGB, 3840, 2160, 0, 0, 1, 1, 0},
+};
 
 static void chain(lumen_context *ctx, lumen_image *src, lumen_image *t[3], lumen_image *dst) {
     TRY(lumen_levels(ctx, src, t[0], 1.1f, -4.0f));
@@ -76,27 +221,50 @@ static void chain(lumen_context *ctx, lumen_image *src, lumen_image *t[3], lumen
 int main(int argc, char **argv) {
     int W = argc > 2 ? atoi(argv[1]) : 7680, H = argc > 2 ? atoi(argv[2]) : 4320;
     int runs = argc > 3 ? atoi(argv[3]) : 20, fails = 0;
-    if (lumen_backend_available(LUMEN_BACKEND_CUDA) != LUMEN_OK) {
+    lumen_backend be = getenv("LUMEN_CHAIN_OPENCL") ? LUMEN_BACKEND_OPENCL : LUMEN_BACKEND_CUDA;
+    if (lumen_backend_available(be) != LUMEN_OK) {
         printf("SKIP: %s\n", lumen_last_error());
         return 77;
     }
     void *primary = NULL;
-    if (!cuda_driver_load(&primary)) {
+    if (be == LUMEN_BACKEND_CUDA && !cuda_driver_load(&primary)) {
         printf("FAIL: Lumen sees CUDA but the driver could not be loaded here\n");
         return 1;
     }
     lumen_context *gpu = NULL, *cpu = NULL;
-    TRY(lumen_cuda_context_create(NULL, &gpu));
+    if (be == LUMEN_BACKEND_CUDA)
+        TRY(lumen_cuda_context_create(NULL, &gpu));
+    else
+        TRY(lumen_context_create(be, &gpu));
     TRY(lumen_context_create(LUMEN_BACKEND_CPU, &cpu));
-    printf("Device: %s\n\n| pipeline | CUDA vs CPU (1920x1080) |\n|---|---|\n",
-           lumen_backend_devices(LUMEN_BACKEND_CUDA));
-    for (int k = 0; k < 6; k++) {
-        lumen_image *src = image(1920, 1080, k == 4 ? 1 : k == 1 ? 3 : 4, 100u + k);
-        lumen_image *g = run(k, gpu, src), *c = run(k, cpu, src);
-        size_t n = differ(g, c);
+    const char *gn = lumen_backend_name(be);
+    printf("Device: %s; CPU variant %s\n\n| case | %s vs CPU |\n|---|---|\n",
+           lumen_backend_devices(be), lumen_cpu_variant(), gn);
+    char what[160];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = compare(&cases[i], gpu, cpu, 100u + (unsigned)i);
         fails += n != 0;
-        printf("| %s | %s (%zu bytes differ) |\n", names[k], n ? "FAIL" : "exact", n);
-        lumen_image_destroy(src), lumen_image_destroy(g), lumen_image_destroy(c);
+        describe(&cases[i], what, sizeof what);
+        printf("| %s | %s (%zu bytes differ) |\n", what, n ? "FAIL" : "exact", n);
+        fflush(stdout);
+    }
+
+    printf(
+        "\n| 3840x2160, ms per call (%d runs) | %s | CPU, %d threads | CPU / %s |\n"
+        "|---|---|---|---|\n",
+        runs, gn, (int)sysconf(_SC_NPROCESSORS_ONLN), gn);
+    for (size_t i = 0; i < sizeof timings / sizeof *timings; i++) {
+        double g = timed(&timings[i], gpu, runs), c = timed(&timings[i], cpu, runs);
+        describe(&timings[i], what, sizeof what);
+        printf("| %s | %.3f | %.3f | %.1f |\n", what, g, c, c / g);
+        fflush(stdout);
+    }
+    printf(
+        "\n(yuv_to_rgb on the GPU includes uploading the frame each call, rgb_to_yuv the copy "
+        "back: the frame is host memory.)\n");
+    if (be != LUMEN_BACKEND_CUDA) {
+        lumen_context_destroy(gpu), lumen_context_destroy(cpu);
+        return fails ? 1 : 0;
     }
 
     /* The bandwidth reference: device-to-device copies of one image. */
