@@ -44,16 +44,27 @@ constexpr int kRowsPerTask = 64;
 // row), vectorized as a whole: no strided loads or stores. rows > 1 (with fuse_cx): each "yi"
 // iteration does `rows` rows (unrolled loop "yu"), so a vertical stencil computed there loads
 // each input row once for all of them. out_channels: the output's channel count where it is
-// not known to equal `channels`, specialized on too.
+// not known to equal `channels`, specialized on too. gpu_rows: on a GPU, each thread does that
+// many rows (serial loop "yu", rows yu * 8 + yt of 8 * gpu_rows per tile), so a producer computed
+// per block (a stencil's halo) is shared by more rows.
 template <typename F>
 void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, Var c, Var x, Var y,
                                int vec, std::vector<int> counts, TailStrategy x_tail, bool fuse_cx,
-                               int rows, Expr out_channels = Expr()) {
-    Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi"), cx("cx");
+                               int rows, Expr out_channels = Expr(), int gpu_rows = 1) {
+    Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi"), yu("yu"), cx("cx");
     for (int k : counts) {
         Stage s = f.specialize(out_channels.defined() ? channels == k && out_channels == k
                                                       : channels == k);
-        if (t.has_gpu_feature()) {
+        if (t.has_gpu_feature() && gpu_rows > 1) {
+            s.reorder(c, x, y)
+                .split(x, xo, xt, 32, TailStrategy::GuardWithIf)
+                .split(y, yo, yi, 8 * gpu_rows, TailStrategy::GuardWithIf)
+                .split(yi, yu, yt, 8)
+                .reorder(c, yu, xt, yt, xo, yo)
+                .gpu_blocks(xo, yo)
+                .gpu_threads(xt, yt)
+                .unroll(c);
+        } else if (t.has_gpu_feature()) {
             s.reorder(c, x, y).gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
             s.unroll(c);
         } else if (fuse_cx) {
@@ -79,9 +90,10 @@ void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, 
 inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
                                  Var y, int vec, std::vector<int> counts = {1, 3, 4},
                                  TailStrategy x_tail = TailStrategy::ShiftInwards,
-                                 bool fuse_cx = false, int rows = 1, Expr out_channels = Expr()) {
+                                 bool fuse_cx = false, int rows = 1, Expr out_channels = Expr(),
+                                 int gpu_rows = 1) {
     schedule_interleaved_impl(f, channels, width, t, c, x, y, vec, counts, x_tail, fuse_cx, rows,
-                              out_channels);
+                              out_channels, gpu_rows);
     f.specialize_fail("lumen: unsupported channel count");
 }
 

@@ -32,7 +32,8 @@ public:
         int vec = natural_vector_size<uint16_t>();
         lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x,
                                     y, vec, {1, 3, 4}, TailStrategy::ShiftInwards, true,
-                                    lumen::GaussianBlur::kRows);
+                                    lumen::GaussianBlur::kRows, Expr(),
+                                    lumen::GaussianBlur::kGpuRows);
         blur.schedule(output, get_target(), vec);
     }
 };
