@@ -22,14 +22,17 @@ public:
 
     void generate() {
         Var c("c"), x("x"), y("y");
-        // Per chroma sample (half width and height): its terms of R, G and B.
-        Func terms("terms");
+        // Per chroma sample (half width and height) its terms of R, G and B, stored twice (j = 0,
+        // 1: the two pixels it covers), so pixel x reads them at up(x % 2, x / 2), which is
+        // address x: dense vector loads, no gathers.
+        Func up("up");
+        Var j("j");
         Expr u = cast<int32_t>(cb(x, y)) - 128, v = cast<int32_t>(cr(x, y)) - 128;
-        terms(x, y) = {crv * v, cgu * u + cgv * v, cbu * u};
+        up(j, x, y) = {crv * v, cgu * u + cgv * v, cbu * u};
         Expr yq = cy * (cast<int32_t>(luma(x, y)) - y_offset);
         auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
-        Expr r = q(yq + terms(x / 2, y / 2)[0]), g = q(yq - terms(x / 2, y / 2)[1]),
-             b = q(yq + terms(x / 2, y / 2)[2]);
+        auto term = [&](int k) { return up(x % 2, x / 2, y / 2)[k]; };
+        Expr r = q(yq + term(0)), g = q(yq - term(1)), b = q(yq + term(2));
         Expr first = select(bgr, b, r), last = select(bgr, r, b);
         output(c, x, y) = cast<uint8_t>(select(c == 0, first, c == 1, g, c == 2, last, 255));
 
@@ -43,8 +46,8 @@ public:
             return;
         }
         // Per channel count and chroma stride (1: I420, 2: NV12 / NV21): channels unrolled, x
-        // vectorized, strips of rows in parallel.
-        Var yo("yo"), yi("yi");
+        // vectorized, strips of rows in parallel, two rows (one chroma row) per iteration.
+        Var yo("yo"), yi("yi"), yu("yu");
         int vec = natural_vector_size<int32_t>() * 2;
         for (int k : {3, 4}) {
             for (int stride : {1, 2}) {
@@ -52,6 +55,8 @@ public:
                                             cr.dim(0).stride() == stride);
                 s.reorder(c, x, y)
                     .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+                    .split(yi, yi, yu, 2)
+                    .reorder(c, x, yu, yi, yo)
                     .parallel(yo)
                     .unroll(c);
                 // GuardWithIf, not ShiftInwards: a shifted vector may start at an odd x.
@@ -59,9 +64,10 @@ public:
             }
         }
         output.specialize_fail("lumen: unsupported channel count or chroma stride");
-        // Per output row, the chroma row's terms (dense or stride-2 loads; the output reads them
-        // with 32-bit gathers: inline, NV12's x / 2 * 2 was a byte-by-byte gather, 1.3x slower).
-        terms.compute_at(output, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+        // The chroma row's terms once per pair of rows; j unrolled, so each term is written as
+        // two stride-2 stores that Halide merges into one interleaving store.
+        up.compute_at(output, yi).bound(j, 0, 2).reorder(j, x, y).unroll(j).vectorize(
+            x, vec / 2, TailStrategy::GuardWithIf);
     }
 };
 
