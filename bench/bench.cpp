@@ -214,6 +214,7 @@ struct Case {
     int num = 1, den = 1;  // output size = input size * num / den
     bool to_gray = false;
     bool nv12 = false;  // the source: an NV12 frame (a 1-channel image of 3/2 the height)
+    bool i420 = false;  // the output: an I420 frame (likewise)
     std::function<lumen_status(lumen_context *, Img &, Img &)> lumen;
     std::function<void(const Img &, Img &)> plain;
     std::vector<Peer> peers;
@@ -450,6 +451,48 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    {
+        Case c{"rgb_to_yuv", "I420 BT.601 limited", {3, 4}};
+        c.i420 = true;
+        c.lumen = [](lumen_context *x, Img &s, Img &d) {
+            int h = d.h * 2 / 3;
+            uint8_t *u = d.p + d.stride * h, *v = u + d.stride / 2 * h / 2;
+            lumen_yuv_frame f = {LUMEN_YUV_I420, d.w, h, {d.p, u, v}, {d.stride, d.stride / 2, d.stride / 2}};
+            return lumen_rgb_to_yuv(x, s.li, &f, LUMEN_YUV_BT601_LIMITED);
+        };
+        c.plain = [](const Img &s, Img &d) { pc_rgb_to_i420(s.pc(), d.pc()); };
+        c.peers = {
+            {"cv::cvtColor RGB(A)2YUV_I420", kCv, 1, true, true,
+             "chroma differs: Lumen takes the mean of each 2x2 block", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::cvtColor(s.mat(), o, s.c == 4 ? cv::COLOR_RGBA2YUV_I420 : cv::COLOR_RGB2YUV_I420);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
+    {
+        // A region of interest: the centre half (w/2 x h/2 at w/4, h/4) of the source, blurred
+        // into its own image; Lumen through lumen_image_view, OpenCV through a cv::Mat ROI (which
+        // reads the parent's pixels around it, as Lumen's view does).
+        Case c{"gaussian_blur (view)", "sigma 2, centre ROI", {1, 3, 4}, 1, 2};
+        c.lumen = [](lumen_context *x, Img &s, Img &d) {
+            lumen_image *roi = nullptr;
+            lumen_status st = lumen_image_view(s.li, s.w / 4, s.h / 4, d.w, d.h, 0, &roi);
+            if (!st) st = lumen_gaussian_blur(x, roi, d.li, 2.0f);
+            lumen_image_destroy(roi);
+            return st;
+        };
+        c.peers = {
+            {"cv::Mat ROI + cv::GaussianBlur 13x13", kCv, 2, false, true, "", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::GaussianBlur(s.mat()(cv::Rect(s.w / 4, s.h / 4, d.w, d.h)), o, cv::Size(13, 13), 2.0, 2.0,
+                                  cv::BORDER_REPLICATE);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     return v;
 }
 
@@ -471,6 +514,7 @@ void bench_pipelines(lumen_context *ctx, const std::vector<int> &threads) {
                 for (size_t i = 0; cs.nv12 && i < src.bytes(); i++) src.p[i] = uint8_t(16 + src.p[i] * 219 / 255);
                 int ow = int(int64_t(sz.w) * cs.num / cs.den), oh = int(int64_t(sz.h) * cs.num / cs.den);
                 int oc = cs.to_gray ? 1 : c;
+                if (cs.i420) oh = oh * 3 / 2, oc = 1;
                 Img lo(ow, oh, oc), po(ow, oh, oc);
                 std::string size = std::to_string(sz.w) + "x" + std::to_string(sz.h), fmt = fmt_name(c);
                 for (int t : threads) {
@@ -484,7 +528,7 @@ void bench_pipelines(lumen_context *ctx, const std::vector<int> &threads) {
                         row("pipeline", cs.name, cs.params, size, fmt, t, lm, om, other, ver, m, diff, tol, om / lm,
                             "x peer/Lumen", NA, note);
                     };
-                    if (all_peers) {
+                    if (all_peers && cs.plain) {
                         memset(po.p, 0, po.bytes());
                         double pm = median_ms([&] { cs.plain(src, po); }, lm);
                         emit("plain C -O3", "GCC " __VERSION__, pm, lo.max_diff(po), 0, true, false,

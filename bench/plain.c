@@ -53,6 +53,35 @@ void pc_nv12_to_rgb(pc_img s, pc_img d) {
     }
 }
 
+static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
+
+void pc_rgb_to_i420(pc_img s, pc_img d) {
+    const double kr = 0.299, kb = 0.114, kg = 1 - kr - kb, sy = 219.0 / 255, sc = 224.0 / 255;
+    const int32_t yr = q16(sy * kr), yb = q16(sy * kb), yg = q16(sy) - yr - yb;
+    const int32_t ur = q16(-sc * kr / (2 * (1 - kb))), ug = q16(-sc * kg / (2 * (1 - kb)));
+    const int32_t vg = q16(-sc * kg / (2 * (1 - kr))), vb = q16(-sc * kb / (2 * (1 - kr)));
+    const int32_t ub = -ur - ug, vr = -vg - vb;
+    int cw = s.w / 2, ch = s.h / 2;
+    uint8_t *up = d.p + (size_t)s.w * s.h, *vp = up + (size_t)cw * ch;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < ch; y++) {
+        const uint8_t *r0 = ROW(s, 2 * y), *r1 = ROW(s, 2 * y + 1);
+        uint8_t *y0 = d.p + (size_t)s.w * 2 * y, *y1 = y0 + s.w;
+        for (int x = 0; x < s.w; x++) {
+            const uint8_t *a = r0 + (size_t)s.c * x, *b = r1 + (size_t)s.c * x;
+            y0[x] = (uint8_t)clampi((yr * a[0] + yg * a[1] + yb * a[2] + (16 << 16) + 32768) >> 16, 0, 255);
+            y1[x] = (uint8_t)clampi((yr * b[0] + yg * b[1] + yb * b[2] + (16 << 16) + 32768) >> 16, 0, 255);
+        }
+        for (int x = 0; x < cw; x++) {
+            const uint8_t *a = r0 + (size_t)s.c * 2 * x, *b = r1 + (size_t)s.c * 2 * x;
+            int32_t sr = a[0] + a[s.c] + b[0] + b[s.c], sg = a[1] + a[s.c + 1] + b[1] + b[s.c + 1];
+            int32_t sb = a[2] + a[s.c + 2] + b[2] + b[s.c + 2];
+            up[(size_t)y * cw + x] = (uint8_t)clampi((ur * sr + ug * sg + ub * sb + (1 << 25) + (1 << 17)) >> 18, 0, 255);
+            vp[(size_t)y * cw + x] = (uint8_t)clampi((vr * sr + vg * sg + vb * sb + (1 << 25) + (1 << 17)) >> 18, 0, 255);
+        }
+    }
+}
+
 /* Horizontal pass of one row: clamp-padded copy, then taps over contiguous samples. */
 static void hpass(const uint8_t *in, int w, int c, const uint16_t *taps, int r, uint8_t *pad,
                   uint32_t *acc, uint16_t *h) {

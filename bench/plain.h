@@ -26,6 +26,9 @@ void pc_unsharp(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t amount_
 /* NV12 (s: 1 channel, Y rows then UV rows, height 3/2 of d's) to RGB(A), BT.601 limited range,
  * with lumen_yuv_to_rgb's Q16 coefficients. */
 void pc_nv12_to_rgb(pc_img s, pc_img d);
+/* RGB(A) to I420 (d: 1 channel, Y rows, then U rows, then V rows, packed: height 3/2 of s's),
+ * BT.601 limited range, with lumen_rgb_to_yuv's Q16 coefficients and 2x2 chroma sums. */
+void pc_rgb_to_i420(pc_img s, pc_img d);
 
 /* Bandwidth probes over n bytes, split over the threads: memcpy, a copy loop with ordinary
  * stores (as pipelines do), and a read-only sum. */
