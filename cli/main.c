@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "out_file.h"
+#include "raw_yuv.h"
 #include "stages.h"
 
 enum { MAX_STAGES = 32 };
@@ -26,9 +27,11 @@ static void usage(FILE *f) {
             "       lumen demo [DIR] [--backend B] [--threads N]\n"
             "       lumen info\n"
             "       lumen --help | --version\n"
-            "IN   PNG or JPEG (told by the content); '-' is stdin\n"
-            "OUT  .png, .jpg or .jpeg (told by the extension); '-' is stdout (PNG unless\n"
-            "     --format); a regular file or a new one, replaced only when complete\n"
+            "IN   PNG or JPEG (told by the content), or with --size a raw 4:2:0 frame (NV12,\n"
+            "     NV21 or I420, planes back to back) converted to RGB; '-' is stdin\n"
+            "OUT  .png, .jpg, .jpeg, or a raw frame .nv12, .nv21, .i420 (from an RGB or RGBA\n"
+            "     result; told by the extension); '-' is stdout (PNG unless --format); a\n"
+            "     regular file or a new one, replaced only when complete\n"
             "STAGE  pipeline[:K=V[:K=V]], e.g. \"gaussian_blur:sigma=2,resize:w=640\"\n"
             "options:\n"
             "  -p, --param K=V         a pipeline parameter (run), each at most once\n"
@@ -36,7 +39,13 @@ static void usage(FILE *f) {
             "                          where pipelines run; default: LUMEN_BACKEND, else auto\n"
             "  --repeat N              runs (1..1000000): first-call and steady-state times\n"
             "  --threads N             CPU threads (0..256; 0 = one per core)\n"
-            "  --format png|jpeg       output format (for '-'; else must match OUT's extension)\n"
+            "  --format png|jpeg|nv12|nv21|i420\n"
+            "                          output format (for '-'; else must match OUT's extension);\n"
+            "                          with --size, nv12|nv21|i420 is IN's layout instead\n"
+            "  --size WxH              IN is a raw frame of that size (even, 2..65535), its\n"
+            "                          layout from --format or IN's extension\n"
+            "  --yuv-space bt601|bt601-full|bt709|bt709-full\n"
+            "                          raw frames' colours (default bt601: limited range)\n"
             "  --quality N             JPEG quality (1..100, default 90)\n"
             "environment: LUMEN_BACKEND=auto|cpu|cuda|opencl, "
             "LUMEN_MAX_CPU_ISA=baseline|sse41|avx2|avx512\n"
@@ -120,15 +129,19 @@ static int cmd_info(void) {
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-enum { O_BACKEND, O_REPEAT, O_THREADS, O_FORMAT, O_QUALITY, O_COUNT };
-static const char *const option_names[O_COUNT] = {"--backend", "--repeat", "--threads", "--format",
-                                                  "--quality"};
+enum { O_BACKEND, O_REPEAT, O_THREADS, O_FORMAT, O_QUALITY, O_SIZE, O_YUV_SPACE, O_COUNT };
+static const char *const option_names[O_COUNT] = {"--backend", "--repeat", "--threads",  "--format",
+                                                  "--quality", "--size",   "--yuv-space"};
 
 typedef struct {
     lumen_backend backend;
     int repeat, threads, quality;
     lumen_io_format format;
-    unsigned given; /* 1 << O_* */
+    unsigned given;      /* 1 << O_* */
+    int yuv_format;      /* --format nv12|nv21|i420 */
+    int w, h;            /* --size */
+    int space;           /* --yuv-space, default BT.601 limited */
+    int in_yuv, out_yuv; /* raw frame layouts of IN and OUT (0: PNG or JPEG) */
 } options;
 
 /* An integer option's value in [min, max], else a usage error naming the option and the range. */
@@ -179,7 +192,20 @@ static int parse_option(int argc, char **argv, int *i, options *o, unsigned allo
             for (int f = LUMEN_IO_FORMAT_PNG; f <= LUMEN_IO_FORMAT_JPEG; f++)
                 if (strcmp(v, lumen_io_format_name((lumen_io_format)f)) == 0)
                     return o->format = (lumen_io_format)f, 1;
-            return usage_error("--format '%s': must be png or jpeg", v);
+            if ((o->yuv_format = raw_yuv_layout(v))) return 1;
+            return usage_error("--format '%s': must be png, jpeg, nv12, nv21 or i420", v);
+        case O_SIZE: {
+            char *end;
+            long w = strtol(v, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
+            if (*end || w < 2 || h < 2 || w > LUMEN_MAX_DIMENSION || h > LUMEN_MAX_DIMENSION ||
+                w % 2 || h % 2)
+                return usage_error("--size '%s': must be WxH, each even, in 2..65535 (4:2:0)", v);
+            return o->w = (int)w, o->h = (int)h, 1;
+        }
+        case O_YUV_SPACE:
+            if ((o->space = raw_yuv_space(v))) return 1;
+            return usage_error("--yuv-space '%s': must be bt601, bt601-full, bt709 or bt709-full",
+                               v);
         case O_REPEAT:
             return parse_int(name, v, 1, 1000000, "", &o->repeat) ? 2 : 1;
         case O_THREADS:
@@ -218,47 +244,69 @@ static int pick_backend(const options *o, FILE *report) {
 
 /* ---- files -------------------------------------------------------------------------------- */
 
-/* Reads a PNG or JPEG from path, "-" = stdin; NULL (message printed) on failure. */
-static lumen_image *read_input(const char *path) {
+/* Reads a PNG or JPEG, or a raw frame (o->in_yuv), from path, "-" = stdin; NULL (message
+ * printed) on failure. */
+static lumen_image *read_input(const char *path, const options *o) {
     lumen_image *img = NULL;
-    if (strcmp(path, "-") != 0) {
+    int is_stdin = strcmp(path, "-") == 0;
+    if (!is_stdin && !o->in_yuv) {
         if (lumen_io_read(path, &img)) fail(lumen_last_error());
         return img;
     }
+    FILE *in = is_stdin ? stdin : fopen(path, "rb");
+    if (!in) {
+        char msg[PATH_MAX + 256];
+        snprintf(msg, sizeof msg, "cannot open %s: %s", path, strerror(errno));
+        fail(msg);
+        return NULL;
+    }
     size_t n = 0, cap = 1 << 16;
     char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, stdin)) > 0;) {
+    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, in)) > 0;) {
         char *bigger = (n += got) == cap ? realloc(buf, cap *= 2) : buf;
         if (!bigger) free(buf);
         buf = bigger;
     }
+    const char *name = is_stdin ? "stdin" : path;
+    char msg[PATH_MAX + 1200], err[1024];
     if (!buf) {
-        fail("stdin: out of memory");
-    } else if (ferror(stdin)) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "cannot read stdin: %s", strerror(errno));
+        snprintf(msg, sizeof msg, "%s: out of memory", name);
         fail(msg);
+    } else if (ferror(in)) {
+        snprintf(msg, sizeof msg, "cannot read %s: %s", name, strerror(errno));
+        fail(msg);
+    } else if (o->in_yuv) {
+        if (raw_yuv_decode(buf, n, o->w, o->h, o->in_yuv, o->space, &img, err, sizeof err)) {
+            snprintf(msg, sizeof msg, "%s: %s", name, err);
+            fail(msg);
+        }
     } else if (lumen_io_decode(buf, n, &img)) {
-        char msg[1200];
-        snprintf(msg, sizeof msg, "stdin: %s", lumen_last_error());
+        snprintf(msg, sizeof msg, "%s: %s", name, lumen_last_error());
         fail(msg);
     }
+    if (!is_stdin) fclose(in);
     free(buf);
     return img;
 }
 
-/* Encodes img as fmt into out (opened by out_open); 0, or -1 with a message in err. */
-static int write_output(out_file *out, lumen_image *img, lumen_io_format fmt, int quality,
-                        char *err, size_t err_size) {
-    lumen_io_options opt = {fmt, 0, quality};
+/* Encodes img as o's format (PNG, JPEG or a raw frame) into out (opened by out_open); 0, or -1
+ * with a message in err. */
+static int write_output(out_file *out, lumen_image *img, const options *o, char *err,
+                        size_t err_size) {
+    lumen_io_options opt = {o->format, 0, o->quality};
     void *data = NULL;
     size_t size = 0;
-    if (lumen_io_encode(img, &opt, &data, &size)) {
-        snprintf(err, err_size, "%s: %s", out->path, lumen_last_error());
+    char msg[1024];
+    if (o->out_yuv ? raw_yuv_encode(img, o->out_yuv, o->space, &data, &size, msg, sizeof msg)
+                   : lumen_io_encode(img, &opt, &data, &size)) {
+        snprintf(err, err_size, "%s: %s", out->path, o->out_yuv ? msg : lumen_last_error());
         return -1;
     }
     size_t written = fwrite(data, 1, size, out->f);
-    lumen_io_free(data);
+    if (o->out_yuv)
+        free(data);
+    else
+        lumen_io_free(data);
     if (written != size) {
         snprintf(err, err_size, "cannot write %s: %s",
                  strcmp(out->path, "-") ? out->path : "stdout", strerror(errno));
@@ -267,8 +315,41 @@ static int write_output(out_file *out, lumen_image *img, lumen_io_format fmt, in
     return 0;
 }
 
+/* Raw frames: IN is one with --size (its layout from --format, else IN's extension); OUT is one
+ * by its extension, or by --format without --size. 0, or 2 (usage error). */
+static int raw_formats(const char *in, const char *out, options *o) {
+    int size = o->given >> O_SIZE & 1, ext = raw_yuv_layout_of_path(out);
+    if (size) {
+        o->in_yuv = o->yuv_format ? o->yuv_format : raw_yuv_layout_of_path(in);
+        if (!o->in_yuv)
+            return usage_error(
+                "--size: give IN's layout, --format nv12|nv21|i420 or an extension "
+                ".nv12, .nv21, .i420 (%s)",
+                in);
+        if (o->yuv_format) o->given &= ~(1u << O_FORMAT); /* it was IN's */
+    } else if (raw_yuv_layout_of_path(in)) {
+        return usage_error("%s is a raw frame: give its size, --size WxH", in);
+    }
+    if (!size && o->yuv_format) {
+        if ((ext && ext != o->yuv_format) || lumen_io_format_from_path(out) != LUMEN_IO_FORMAT_AUTO)
+            return usage_error("--format conflicts with the extension of %s", out);
+        ext = o->yuv_format;
+        o->given &= ~(1u << O_FORMAT);
+    }
+    if (ext && (o->given >> O_FORMAT & 1))
+        return usage_error("--format conflicts with the extension of %s", out);
+    if (ext && (o->given >> O_QUALITY & 1))
+        return usage_error("--quality applies to JPEG output only, and %s is a raw frame", out);
+    if ((o->given >> O_YUV_SPACE & 1) && !o->in_yuv && !ext)
+        return usage_error("--yuv-space applies to raw frames, and neither %s nor OUT is one", in);
+    if (!o->space) o->space = LUMEN_YUV_BT601_LIMITED;
+    o->out_yuv = ext;
+    return 0;
+}
+
 /* The output's format: --format, else OUT's extension ('-': PNG). 0, or 2 (usage error). */
 static int output_format(const char *path, options *o) {
+    if (o->out_yuv) return 0;
     int is_stdout = strcmp(path, "-") == 0, given = o->given >> O_FORMAT & 1;
     lumen_io_format ext = is_stdout ? LUMEN_IO_FORMAT_AUTO : lumen_io_format_from_path(path);
     if (!is_stdout && ext == LUMEN_IO_FORMAT_AUTO && !given)
@@ -296,6 +377,12 @@ static int check_channels(const stage *stages, int n, int c, const out_file *out
     char err[512];
     for (int i = 0; i < n; i++)
         if ((c = stage_channels(&stages[i], c, err, sizeof err)) < 0) return fail(err);
+    if (c == 1 && o->out_yuv) {
+        snprintf(err, sizeof err, "%s: a raw %s frame is made from RGB or RGBA, and the result is "
+                 "gray: write a .png",
+                 strcmp(out->path, "-") ? out->path : "stdout", raw_yuv_name(o->out_yuv));
+        return fail(err);
+    }
     if (c == 4 && o->format == LUMEN_IO_FORMAT_JPEG) {
         snprintf(err, sizeof err,
                  "%s: JPEG holds gray or RGB, and the result is RGBA (4 channels): write a .png",
@@ -313,7 +400,7 @@ static int run_stages(const stage *stages, int n, const char *in_path, out_file 
                       const options *o) {
     char err[2048];
     FILE *report = out->f == stdout ? stderr : stdout;
-    lumen_image *in = read_input(in_path);
+    lumen_image *in = read_input(in_path, o);
     if (!in) return 1;
     lumen_context *ctx = NULL;
     int policy = -1;
@@ -369,15 +456,14 @@ static int run_stages(const stage *stages, int n, const char *in_path, out_file 
                     (unsigned long long)stage_stats[i].downloads,
                     o->repeat > 1 ? "" : "  (first run)");
         lumen_context_stats(ctx, &before);
-        if (write_output(out, result, o->format, o->quality, err, sizeof err) ||
-            out_commit(out, err, sizeof err))
+        if (write_output(out, result, o, err, sizeof err) || out_commit(out, err, sizeof err))
             rc = fail(err);
         lumen_context_stats(ctx, &after);
         if (rc == 0)
             fprintf(report, "wrote %s (%dx%dx%d %s), downloads for it: %llu\n",
                     report == stdout ? out->path : "(stdout)", lumen_image_width(result),
                     lumen_image_height(result), lumen_image_channels(result),
-                    lumen_io_format_name(o->format),
+                    o->out_yuv ? raw_yuv_name(o->out_yuv) : lumen_io_format_name(o->format),
                     (unsigned long long)(after.downloads - before.downloads));
     }
     if (rc == 0 && o->repeat == 1) {
@@ -403,7 +489,7 @@ static int run_stages(const stage *stages, int n, const char *in_path, out_file 
 }
 
 static int cmd_run(int argc, char **argv, int chain) {
-    options o = {LUMEN_BACKEND_AUTO, 1, 0, 0, LUMEN_IO_FORMAT_AUTO, 0};
+    options o = {LUMEN_BACKEND_AUTO, 1, 0, 0, LUMEN_IO_FORMAT_AUTO, 0, 0, 0, 0, 0, 0, 0};
     const char *pos[3];
     int npos = 0, rc, dashdash = 0;
     stage stages[MAX_STAGES];
@@ -459,7 +545,8 @@ static int cmd_run(int argc, char **argv, int chain) {
     out_file out;
     char out_err[2048];
     if (out_open(&out, pos[2], out_err, sizeof out_err)) return refuse(out_err);
-    if ((rc = output_format(pos[2], &o))) return out_abort(&out), rc;
+    if ((rc = raw_formats(pos[1], pos[2], &o)) || (rc = output_format(pos[2], &o)))
+        return out_abort(&out), rc;
     rc = run_stages(stages, n, pos[1], &out, &o);
     out_abort(&out); /* a no-op once committed */
     return rc;
@@ -508,8 +595,8 @@ static void demo_abort(out_file *outs) {
 /* Writes img to outs[i] (opened) and renames it into place; on failure removes them all. */
 static int demo_write(out_file *outs, int i, lumen_image *img) {
     char err[2048];
-    if (write_output(&outs[i], img, LUMEN_IO_FORMAT_PNG, 0, err, sizeof err) ||
-        out_commit(&outs[i], err, sizeof err))
+    options png = {LUMEN_BACKEND_AUTO, 1, 0, 0, LUMEN_IO_FORMAT_PNG, 0, 0, 0, 0, 0, 0, 0};
+    if (write_output(&outs[i], img, &png, err, sizeof err) || out_commit(&outs[i], err, sizeof err))
         return demo_abort(outs), fail(err);
     return 0;
 }

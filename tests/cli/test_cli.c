@@ -179,10 +179,119 @@ static void check_errors(void) {
     }
 }
 
+/* Raw 4:2:0 frames in and out (--size, --format, extensions, --yuv-space) equal the library's
+ * conversions. */
+static void write_bytes(const char *name, const void *data, size_t n) {
+    char path[1024];
+    work_path(path, sizeof path, name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(data, 1, n, f) == n, "writing %s", name);
+    if (f) fclose(f);
+}
+
+static uint8_t *read_bytes(const char *name, size_t *n) {
+    char path[1024];
+    work_path(path, sizeof path, name);
+    FILE *f = fopen(path, "rb");
+    uint8_t *p = malloc(1 << 20);
+    *n = f && p ? fread(p, 1, 1 << 20, f) : 0;
+    if (f) fclose(f);
+    return p;
+}
+
+static void check_raw_yuv(void) {
+    enum { W = 64, H = 48, N = W * H * 3 / 2 };
+    uint8_t frame[N];
+    for (int i = 0; i < N; i++) frame[i] = (uint8_t)t_rand();
+    write_bytes("f.nv12", frame, N);
+    write_bytes("f.raw", frame, N);
+    write_bytes("short.nv12", frame, N - 1);
+    struct {
+        const char *args;
+        lumen_yuv_layout layout;
+        lumen_yuv_space space;
+        const char *in; /* stdin */
+    } in_cases[] = {
+        {"run levels f.nv12 o.png --size 64x48 -p gain=1.3", LUMEN_YUV_NV12,
+         LUMEN_YUV_BT601_LIMITED, NULL},
+        {"run levels f.raw o.png --size=64x48 --format i420 -p gain=1.3 --yuv-space bt709-full",
+         LUMEN_YUV_I420, LUMEN_YUV_BT709_FULL, NULL},
+        {"run levels - o.png --size 64x48 --format nv21 -p gain=1.3", LUMEN_YUV_NV21,
+         LUMEN_YUV_BT601_LIMITED, "f.nv12"},
+    };
+    for (size_t k = 0; k < sizeof in_cases / sizeof *in_cases; k++) {
+        int i420 = in_cases[k].layout == LUMEN_YUV_I420;
+        lumen_yuv_frame f = {in_cases[k].layout,
+                             W,
+                             H,
+                             {frame, frame + W * H, i420 ? frame + W * H * 5 / 4 : NULL},
+                             {W, i420 ? W / 2 : W, W / 2}};
+        lumen_image *rgb = NULL, *want = NULL, *got;
+        CHECK_OK(lumen_image_create(W, H, 3, &rgb));
+        CHECK_OK(lumen_yuv_to_rgb(NULL, &f, rgb, in_cases[k].space));
+        want = new_like(rgb, 0, 0, 0);
+        CHECK_OK(lumen_levels(NULL, rgb, want, 1.3f, 0.0f));
+        run_opts r = {0};
+        r.in = in_cases[k].in;
+        CHECK(lumen_with(&r, in_cases[k].args) == 0, "'%s': %s", in_cases[k].args, err_text);
+        got = read_png("o.png");
+        CHECK(got && t_same_pixels(got, want), "'%s' differs from the library", in_cases[k].args);
+        lumen_image_destroy(got), lumen_image_destroy(want), lumen_image_destroy(rgb);
+    }
+
+    write_png("even.png", W, H, PNG_FORMAT_RGBA);
+    lumen_image *src = read_png("even.png"), *lv = new_like(src, 0, 0, 0);
+    CHECK_OK(lumen_levels(NULL, src, lv, 0.8f, 5.0f));
+    const char *const out_cases[] = {"run levels even.png o.i420 -p gain=0.8 -p bias=5",
+                                     "run levels even.png - --format i420 -p gain=0.8 -p bias=5"};
+    uint8_t want[N], *got;
+    lumen_yuv_frame f = {
+        LUMEN_YUV_I420, W, H, {want, want + W * H, want + W * H * 5 / 4}, {W, W / 2, W / 2}};
+    CHECK_OK(lumen_rgb_to_yuv(NULL, lv, &f, LUMEN_YUV_BT601_LIMITED));
+    for (int k = 0; k < 2; k++) {
+        run_opts r = {0};
+        r.out = k ? "o2.i420" : NULL;
+        CHECK(lumen_with(&r, out_cases[k]) == 0, "'%s': %s", out_cases[k], err_text);
+        size_t n;
+        got = read_bytes(k ? "o2.i420" : "o.i420", &n);
+        CHECK(n == N && memcmp(got, want, N) == 0, "'%s': %zu bytes, not the library's frame",
+              out_cases[k], n);
+        free(got);
+    }
+    lumen_image_destroy(src), lumen_image_destroy(lv);
+
+    static const char *const usage_errors[] = {
+        "run levels f.nv12 o.png",                            /* raw without --size */
+        "run levels f.raw o.png --size 64x48",                /* no layout */
+        "run levels f.nv12 o.png --size 63x48",               /* odd */
+        "run levels f.nv12 o.png --size 64",                  /* not WxH */
+        "run levels rgb.png o.png --format nv12",             /* conflicts with .png */
+        "run levels rgb.png o.nv12 --quality 50",             /* quality on raw */
+        "run levels rgb.png o.png --yuv-space bt709",         /* no raw frame */
+        "run levels f.nv12 o.png --size 64x48 --yuv-space x", /* unknown space */
+    };
+    for (size_t i = 0; i < sizeof usage_errors / sizeof *usage_errors; i++) {
+        int rc = lumen(usage_errors[i]);
+        CHECK(rc == 2 && strstr(err_text, "usage:"), "'%s': exit %d, stderr: %s", usage_errors[i],
+              rc, err_text);
+    }
+    static const char *const runtime_errors[][2] = {
+        {"run levels short.nv12 o.png --size 64x48", "4607 bytes, but a 64x48 nv12 frame is 4608"},
+        {"run grayscale even.png o.nv12", "the result is gray"},
+        {"run levels rgb.png o.nv12", "even"}, /* 67x45 */
+    };
+    for (size_t i = 0; i < sizeof runtime_errors / sizeof *runtime_errors; i++) {
+        int rc = lumen(runtime_errors[i][0]);
+        CHECK(rc == 1 && lines(err_text) == 1 && strstr(err_text, runtime_errors[i][1]),
+              "'%s': exit %d, stderr: %s", runtime_errors[i][0], rc, err_text);
+    }
+}
+
 int main(int argc, char **argv) {
     if (!cli_test_init(argc, argv)) return 2;
     check_run();
     check_info_demo();
     check_errors();
+    check_raw_yuv();
     return t_summary();
 }

@@ -179,7 +179,7 @@ static void check_usage_errors(void) {
         {"run levels rgb.png o.png --backend vulkan", "--backend 'vulkan'",
          "auto, cpu, cuda, opencl"},
         {"run levels rgb.png o.png --backend cpu --backend opencl", "--backend", "twice"},
-        {"run levels rgb.png o.png --format gif", "--format 'gif'", "png or jpeg"},
+        {"run levels rgb.png o.png --format gif", "--format 'gif'", "png, jpeg, nv12, nv21 or i420"},
         {"run levels rgb.png o.png --format jpeg", "--format jpeg", "conflicts"},
         {"run levels rgb.png o.png --quality 50", "--quality", "JPEG"},
         {"run levels rgb.png o.jpg --quality 0", "--quality '0'", "1..100"},
