@@ -378,7 +378,8 @@ static int check_channels(const stage *stages, int n, int c, const out_file *out
     for (int i = 0; i < n; i++)
         if ((c = stage_channels(&stages[i], c, err, sizeof err)) < 0) return fail(err);
     if (c == 1 && o->out_yuv) {
-        snprintf(err, sizeof err, "%s: a raw %s frame is made from RGB or RGBA, and the result is "
+        snprintf(err, sizeof err,
+                 "%s: a raw %s frame is made from RGB or RGBA, and the result is "
                  "gray: write a .png",
                  strcmp(out->path, "-") ? out->path : "stdout", raw_yuv_name(o->out_yuv));
         return fail(err);
