@@ -185,6 +185,7 @@ private:
         s.specialize_fail("lumen: unsupported channel count");
     }
 
+public:
     // 64-bit so that (2i + 1) * in_extent cannot overflow for any image Lumen accepts.
     static void taps(Func f, Var i, Expr in_extent, Expr out_extent) {
         Expr n = cast<int64_t>(in_extent), m = cast<int64_t>(out_extent);
@@ -197,6 +198,62 @@ private:
     }
 };
 
+// 16-bit and float images (lumen_resize_u16, lumen_resize_f32), the taps above: u16 the same
+// integers (the second stage in 64 bits); f32 rows first, v = (wy0 p0 + wy1 p1) / 2048, then
+// (wx0 v0 + wx1 v1) / 2048, in float. CPU: per output row, its blended source row v (vectorized),
+// then the row's gathers; GPU: 2D tiles, v inlined.
+template <typename T>
+class ResizeWide : public Generator<ResizeWide<T>> {
+    static constexpr bool is_float = std::is_floating_point<T>::value;
+
+public:
+    GeneratorInput<Buffer<T>> input{"input", 3};
+    GeneratorInput<int> out_width{"out_width"};
+    GeneratorInput<int> out_height{"out_height"};
+    GeneratorOutput<Buffer<T>> output{"output", 3};
+
+    void generate() {
+        Var c("c"), x("x"), y("y"), i("i");
+        Func xs("xs"), ys("ys"), v("v");
+        Resize::taps(xs, i, input.dim(1).extent(), out_width);
+        Resize::taps(ys, i, input.dim(2).extent(), out_height);
+        Expr in_w = input.dim(1).extent(), in_h = input.dim(2).extent();
+        auto in = [&](Expr yy) {
+            return input(c, x, unsafe_promise_clamped(yy, 0, in_h - 1));
+        };
+        auto at = [&](Expr xx) { return unsafe_promise_clamped(xx, 0, in_w - 1); };
+        Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
+        if (is_float) {
+            v(c, x, y) = (cast<float>(wy0) * in(ys(y)[0]) + cast<float>(wy1) * in(ys(y)[1])) *
+                         (1.0f / 2048);
+            Expr sum = cast<float>(wx0) * v(c, at(xs(x)[0]), y) +
+                       cast<float>(wx1) * v(c, at(xs(x)[1]), y);
+            output(c, x, y) = sum * (1.0f / 2048);
+        } else {
+            v(c, x, y) = wy0 * cast<int32_t>(in(ys(y)[0])) + wy1 * cast<int32_t>(in(ys(y)[1]));
+            Expr sum = cast<int64_t>(wx0) * v(c, at(xs(x)[0]), y) +
+                       cast<int64_t>(wx1) * v(c, at(xs(x)[1]), y);
+            output(c, x, y) = cast<T>((sum + (1 << 21)) >> 22);
+        }
+        lumen::interleaved(input);
+        lumen::interleaved(output);
+        Expr channels = input.dim(0).extent();
+        output.dim(0).set_extent(channels);
+        output.dim(1).set_extent(out_width);
+        output.dim(2).set_extent(out_height);
+        const Target &t = this->get_target();
+        int vec = this->template natural_vector_size<float>();
+        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), t, c, x, y, vec);
+        if (!t.has_gpu_feature()) {
+            xs.compute_root();
+            ys.compute_root();
+            v.compute_at(output, Var("yi")).vectorize(x, vec, TailStrategy::GuardWithIf);
+        }
+    }
+};
+
 }  // namespace
 
 HALIDE_REGISTER_GENERATOR(Resize, lumen_resize)
+HALIDE_REGISTER_GENERATOR(ResizeWide<uint16_t>, lumen_resize_u16)
+HALIDE_REGISTER_GENERATOR(ResizeWide<float>, lumen_resize_f32)

@@ -215,3 +215,62 @@ void ref_rgb_to_yuv(ref_image s, int bgr, const ref_frame *f, int space) {
                 (uint8_t)clamp255((vr * sr + vg * sg + vb * sb + (1 << 25) + (1 << 17)) >> 18);
         }
 }
+
+/* ---- 16-bit and float images ---- */
+
+static void *wide_at(ref_wide img, int x, int y, int ch) {
+    return (uint8_t *)img.data + (size_t)y * img.stride +
+           ((size_t)x * (size_t)img.c + (size_t)ch) * (size_t)img.elem;
+}
+
+double ref_wide_get(ref_wide img, int x, int y, int ch) {
+    void *p = wide_at(img, x, y, ch);
+    return img.elem == 2 ? (double)*(uint16_t *)p : (double)*(float *)p;
+}
+
+static void wide_set_u16(ref_wide img, int x, int y, int ch, int64_t v) {
+    *(uint16_t *)wide_at(img, x, y, ch) = (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+}
+
+void ref_levels_wide(ref_wide s, ref_wide d, float gain, float bias) {
+    int64_t g = to_q12(gain), b = 257 * to_q12(bias);
+    float bf = bias / 255.0f;
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int c = 0; c < s.c; c++) {
+                if (s.elem == 4) {
+                    *(float *)wide_at(d, x, y, c) = gain * *(float *)wide_at(s, x, y, c) + bf;
+                } else {
+                    int64_t v = g * *(uint16_t *)wide_at(s, x, y, c) + b + 2048;
+                    wide_set_u16(d, x, y, c, v >= 0 ? v / 4096 : -((-v + 4095) / 4096));
+                }
+            }
+}
+
+void ref_resize_wide(ref_wide s, ref_wide d) {
+    for (int y = 0; y < d.h; y++) {
+        int y0, y1, wy1;
+        resize_taps(y, s.h, d.h, &y0, &y1, &wy1);
+        for (int x = 0; x < d.w; x++) {
+            int x0, x1, wx1;
+            resize_taps(x, s.w, d.w, &x0, &x1, &wx1);
+            for (int c = 0; c < s.c; c++) {
+                if (s.elem == 4) { /* rows first, as lumen.h states */
+                    float fy0 = (float)(2048 - wy1), fy1 = (float)wy1;
+                    float v0 = (fy0 * *(float *)wide_at(s, x0, y0, c) +
+                                fy1 * *(float *)wide_at(s, x0, y1, c)) * (1.0f / 2048);
+                    float v1 = (fy0 * *(float *)wide_at(s, x1, y0, c) +
+                                fy1 * *(float *)wide_at(s, x1, y1, c)) * (1.0f / 2048);
+                    *(float *)wide_at(d, x, y, c) =
+                        ((float)(2048 - wx1) * v0 + (float)wx1 * v1) * (1.0f / 2048);
+                } else {
+                    int64_t top = (int64_t)(2048 - wx1) * *(uint16_t *)wide_at(s, x0, y0, c) +
+                                  (int64_t)wx1 * *(uint16_t *)wide_at(s, x1, y0, c);
+                    int64_t bot = (int64_t)(2048 - wx1) * *(uint16_t *)wide_at(s, x0, y1, c) +
+                                  (int64_t)wx1 * *(uint16_t *)wide_at(s, x1, y1, c);
+                    wide_set_u16(d, x, y, c, ((2048 - wy1) * top + wy1 * bot + (1 << 21)) >> 22);
+                }
+            }
+        }
+    }
+}

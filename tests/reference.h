@@ -16,6 +16,18 @@ typedef struct {
   ((img).data[(size_t)(y) * (img).stride + (size_t)(x) * (img).c + (ch)])
 
 void ref_levels(ref_image src, ref_image dst, float gain, float bias);
+
+/* 16-bit (elem 2, uint16_t) and float (elem 4) images: data at the first element, stride in
+ * bytes. */
+typedef struct {
+    void *data;
+    int w, h, c, elem;
+    size_t stride;
+} ref_wide;
+/* Element (x, y, ch) as a double. */
+double ref_wide_get(ref_wide img, int x, int y, int ch);
+void ref_levels_wide(ref_wide src, ref_wide dst, float gain, float bias);
+void ref_resize_wide(ref_wide src, ref_wide dst);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

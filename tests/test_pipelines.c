@@ -83,13 +83,14 @@ static void check_pipeline(pipe p) {
             check_case(p, w, h, c, pad, ow, oh, a, b);
         }
     }
-    if (p == T_RESIZE) { /* exact x1/2, 1/3, 1/4 and x2 (fast paths on the CPU), one way only, mixed */
+    if (p ==
+        T_RESIZE) { /* exact x1/2, 1/3, 1/4 and x2 (fast paths on the CPU), one way only, mixed */
         static const int halves[][4] = {
-            {2, 2, 1, 1},     {34, 18, 17, 9},   {202, 128, 101, 64}, {64, 65, 32, 32},
-            {66, 40, 33, 21}, {7, 4, 3, 2},      {1, 1, 2, 2},        {17, 9, 34, 18},
-            {101, 64, 202, 128}, {32, 32, 64, 65}, {33, 21, 66, 40},  {3, 2, 6, 4},
-            {33, 18, 11, 6},  {9, 9, 3, 3},      {44, 20, 11, 5},     {100, 64, 25, 16},
-            {4, 4, 1, 1},     {96, 60, 24, 20},  {99, 60, 33, 15},    {131, 67, 43, 22}};
+            {2, 2, 1, 1},        {34, 18, 17, 9},  {202, 128, 101, 64}, {64, 65, 32, 32},
+            {66, 40, 33, 21},    {7, 4, 3, 2},     {1, 1, 2, 2},        {17, 9, 34, 18},
+            {101, 64, 202, 128}, {32, 32, 64, 65}, {33, 21, 66, 40},    {3, 2, 6, 4},
+            {33, 18, 11, 6},     {9, 9, 3, 3},     {44, 20, 11, 5},     {100, 64, 25, 16},
+            {4, 4, 1, 1},        {96, 60, 24, 20}, {99, 60, 33, 15},    {131, 67, 43, 22}};
         for (size_t i = 0; i < sizeof halves / sizeof *halves; i++)
             for (int c = 1; c <= 4; c++)
                 if (c != 2)
@@ -463,6 +464,164 @@ static const char *expected_variant(void) {
     return levels[best];
 }
 
+/* 16-bit and float images: levels and resize against the reference (u16 exact, float within
+ * 2^-20 relative), padded rows, views, in place, saturation; the other pipelines refuse them. */
+typedef struct {
+    uint8_t *mem;
+    lumen_image *img;
+    ref_wide ref;
+} t_wide;
+
+static t_wide wide_new(int w, int h, lumen_format f, int pad, int random) {
+    int es = lumen_format_element_size(f), c = lumen_format_channels(f);
+    size_t stride = ((size_t)w * c + (size_t)pad) * (size_t)es;
+    t_wide t = {malloc(stride * h), NULL, {NULL, w, h, c, es, stride}};
+    t.ref.data = t.mem;
+    for (size_t i = 0; i < stride * h / (size_t)es; i++) {
+        if (es == 2) ((uint16_t *)t.mem)[i] = random ? (uint16_t)t_rand() : 0;
+        if (es == 4) ((float *)t.mem)[i] = random ? (float)(t_rand() % 100001) / 100000.0f : 0.0f;
+    }
+    CHECK_OK(lumen_image_wrap_format(t.mem, w, h, f, stride, &t.img));
+    return t;
+}
+
+static void wide_free(t_wide *t) {
+    lumen_image_destroy(t->img);
+    free(t->mem);
+}
+
+/* Largest difference of img (mapped) from want: absolute for 16-bit, relative (to max(1, |v|))
+ * for float. */
+static double wide_diff(lumen_image *img, ref_wide want) {
+    uint8_t *p = NULL;
+    CHECK_OK(lumen_image_map(img, LUMEN_ACCESS_READ, &p));
+    ref_wide got = want;
+    got.data = p, got.stride = lumen_image_stride(img);
+    double worst = 0;
+    for (int y = 0; p && y < want.h; y++)
+        for (int x = 0; x < want.w; x++)
+            for (int c = 0; c < want.c; c++) {
+                double a = ref_wide_get(got, x, y, c), b = ref_wide_get(want, x, y, c);
+                double d = fabs(a - b) / (want.elem == 4 && fabs(b) > 1 ? fabs(b) : 1);
+                worst = d > worst ? d : worst;
+            }
+    return worst;
+}
+
+static void check_wide(void) {
+    static const lumen_format formats[] = {LUMEN_FORMAT_GRAY16, LUMEN_FORMAT_RGB16,
+                                           LUMEN_FORMAT_BGRA16, LUMEN_FORMAT_GRAYF32,
+                                           LUMEN_FORMAT_RGBF32, LUMEN_FORMAT_RGBAF32};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {200, 150}};
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
+        lumen_format f = formats[fi];
+        int es = lumen_format_element_size(f);
+        double tol = es == 4 ? 1.0 / (1 << 20) : 0;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int w = sizes[si][0], h = sizes[si][1], pad = (int)si * 3;
+            t_wide src = wide_new(w, h, f, pad, 1);
+            /* levels: saturating both ways on 16-bit */
+            float gains[] = {1.0f, frand(-3.0f, 3.0f), 200.0f},
+                  biases[] = {0.0f, frand(-300, 300), -1000};
+            for (int k = 0; k < 3; k++) {
+                t_wide dst = wide_new(w, h, f, pad + 1, 0), want = wide_new(w, h, f, 0, 0);
+                CHECK_OK(lumen_levels(ctx, src.img, dst.img, gains[k], biases[k]));
+                ref_levels_wide(src.ref, want.ref, gains[k], biases[k]);
+                double d = wide_diff(dst.img, want.ref);
+                CHECK(d <= tol, "levels %s %dx%d gain %g bias %g: off by %g", lumen_format_name(f),
+                      w, h, (double)gains[k], (double)biases[k], d);
+                wide_free(&dst), wide_free(&want);
+            }
+            /* resize: down, up, uneven, to 1x1 */
+            int outs[][2] = {
+                {w / 2 + 1, h / 2 + 1}, {2 * w, 2 * h}, {w * 3 / 2 + 1, h * 2 / 3 + 1}, {1, 1}};
+            for (int k = 0; k < 4; k++) {
+                int ow = outs[k][0], oh = outs[k][1];
+                t_wide dst = wide_new(ow, oh, f, pad, 0), want = wide_new(ow, oh, f, 0, 0);
+                CHECK_OK(lumen_resize(ctx, src.img, dst.img));
+                ref_resize_wide(src.ref, want.ref);
+                double d = wide_diff(dst.img, want.ref);
+                CHECK(d <= tol, "resize %s %dx%d -> %dx%d: off by %g", lumen_format_name(f), w, h,
+                      ow, oh, d);
+                wide_free(&dst), wide_free(&want);
+            }
+            if (w > 8) { /* a view as src (element-sized offsets), and levels in place */
+                lumen_image *v = NULL;
+                CHECK_OK(lumen_image_view(src.img, 3, 2, w - 5, h - 4, 0, &v));
+                t_wide dst = wide_new(w / 2, h / 2, f, 0, 0),
+                       want = wide_new(w / 2, h / 2, f, 0, 0);
+                ref_wide part = src.ref;
+                part.data = (uint8_t *)src.mem + 2 * src.ref.stride + 3 * (size_t)part.c * es;
+                part.w = w - 5, part.h = h - 4;
+                CHECK_OK(lumen_resize(ctx, v, dst.img));
+                ref_resize_wide(part, want.ref);
+                CHECK(wide_diff(dst.img, want.ref) <= tol, "resize %s from a view",
+                      lumen_format_name(f));
+                uint8_t *px = NULL;
+                CHECK_OK(lumen_image_map(src.img, LUMEN_ACCESS_READ, &px));
+                part.w = w / 2, part.h = h / 2; /* the in-place view's pixels */
+                ref_levels_wide(part, want.ref, 0.5f, 7.0f);
+                lumen_image *v2 = NULL;
+                CHECK_OK(lumen_image_view(src.img, 3, 2, w / 2, h / 2, 0, &v2));
+                CHECK_OK(lumen_levels(ctx, v2, v2, 0.5f, 7.0f));
+                CHECK(wide_diff(v2, want.ref) <= tol, "levels %s in place on a view",
+                      lumen_format_name(f));
+                lumen_image_destroy(v2), lumen_image_destroy(v);
+                wide_free(&dst), wide_free(&want);
+            }
+            wide_free(&src);
+        }
+        /* what does not take them */
+        lumen_image *a = NULL, *g8 = NULL, *same = NULL;
+        int c = lumen_format_channels(f);
+        CHECK_OK(lumen_image_create_format(16, 8, f, &a));
+        CHECK_OK(lumen_image_create(16, 8, 1, &g8));
+        CHECK_OK(lumen_image_create_format(16, 8, f, &same));
+        CHECK(lumen_gaussian_blur(ctx, a, same, 1.0f) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+                  strstr(lumen_last_error(), "8-bit formats only"),
+              "blur on %s: %s", lumen_format_name(f), lumen_last_error());
+        CHECK(lumen_unsharp_mask(ctx, a, same, 1.0f, 1.0f) == LUMEN_ERROR_UNSUPPORTED_FORMAT,
+              "unsharp on %s", lumen_format_name(f));
+        if (c == 1) CHECK(lumen_sobel(ctx, a, g8) == LUMEN_ERROR_UNSUPPORTED_FORMAT, "sobel");
+        if (c > 1) CHECK(lumen_grayscale(ctx, a, g8) == LUMEN_ERROR_UNSUPPORTED_FORMAT, "gray");
+        lumen_image *eight = NULL;
+        CHECK_OK(lumen_image_create(16, 8, c, &eight));
+        CHECK(lumen_levels(ctx, a, eight, 1.0f, 0.0f) == LUMEN_ERROR_SIZE_MISMATCH,
+              "levels %s into 8-bit", lumen_format_name(f));
+        CHECK(lumen_resize(ctx, eight, a) == LUMEN_ERROR_SIZE_MISMATCH, "resize 8-bit into %s",
+              lumen_format_name(f));
+        lumen_image_destroy(eight), lumen_image_destroy(a), lumen_image_destroy(g8);
+        lumen_image_destroy(same);
+    }
+    /* element size rules of wrap */
+    static uint16_t buf[64];
+    lumen_image *img = NULL;
+    CHECK(lumen_image_wrap_format(buf, 4, 4, LUMEN_FORMAT_GRAY16, 9, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "odd stride for 16-bit");
+    CHECK(lumen_image_wrap_format(buf, 4, 4, LUMEN_FORMAT_GRAY16, 6, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "stride < 4 * 2 bytes");
+    CHECK(lumen_image_wrap_format((uint8_t *)buf + 1, 4, 4, LUMEN_FORMAT_GRAY16, 8, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "misaligned 16-bit data");
+    CHECK(lumen_image_create_format(4, 4, (lumen_format)0x3003, &img) ==
+              LUMEN_ERROR_UNSUPPORTED_FORMAT,
+          "element type 3");
+    CHECK(lumen_format_element_size(LUMEN_FORMAT_BGRAF32) == 4 &&
+              lumen_format_element_size(LUMEN_FORMAT_RGB16) == 2 &&
+              lumen_format_element_size(LUMEN_FORMAT_GRAY8) == 1 &&
+              lumen_format_element_size((lumen_format)0x1101) == 0,
+          "lumen_format_element_size");
+    CHECK(!strcmp(lumen_format_name(LUMEN_FORMAT_BGRAF32), "BGRAF32") &&
+              !strcmp(lumen_format_name(LUMEN_FORMAT_GRAY16), "GRAY16"),
+          "lumen_format_name");
+    CHECK_OK(lumen_image_create_format(5, 3, LUMEN_FORMAT_RGBF32, &img));
+    CHECK(lumen_image_stride(img) == 64 && lumen_image_channels(img) == 3, "RGBF32 5x3 stride %zu",
+          lumen_image_stride(img));
+    lumen_image_destroy(img);
+}
+
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "cpu";
     for (backend = LUMEN_BACKEND_CPU; backend <= LUMEN_BACKEND_OPENCL; backend++)
@@ -479,6 +638,7 @@ int main(int argc, char **argv) {
     check_yuv_views();
     check_in_place();
     check_chain();
+    check_wide();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

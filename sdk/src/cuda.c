@@ -84,12 +84,12 @@ lumen_status lumen_cuda_image_wrap(lumen_context *ctx, uint64_t device_ptr, int 
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!device_ptr) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "device_ptr is 0");
-    lumen_status st = lumen__check_geometry(&call, width, height, channels, pitch, "pitch");
+    lumen_status st = lumen__check_geometry(&call, width, height, channels, 1, pitch, "pitch");
     if (!st) st = lumen__probe(&call, LUMEN_BACKEND_CUDA);
     if (st) return st;
 #if LUMEN__HAVE_CUDA
     lumen_image *img = NULL;
-    if ((st = lumen__new_image(&call, NULL, NULL, width, height, channels, pitch, &img))) return st;
+    if ((st = lumen__new_image(&call, NULL, NULL, width, height, channels, 1, pitch, &img))) return st;
     img->buf.flags = halide_buffer_flag_device_dirty; /* the caller's pixels are the newest */
     int rc;
     LUMEN__HALIDE_CALL(rc, halide_cuda_wrap_device_ptr(&call, &img->buf, device_ptr));

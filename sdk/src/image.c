@@ -43,9 +43,13 @@ static void set_flag(lumen_image *img, uint64_t flag, int on) {
     img->buf.flags = on ? (img->buf.flags | flag) : (img->buf.flags & ~flag);
 }
 
+/* Bytes per element (the Halide buffer's strides count elements). */
+static size_t elem(const lumen_image *img) { return img->buf.type.bits / 8u; }
+
 static size_t image_bytes(const lumen_image *img) {
-    return (size_t)(img->dim[2].extent - 1) * (size_t)img->dim[2].stride +
-           (size_t)img->dim[1].extent * (size_t)img->dim[0].extent;
+    return ((size_t)(img->dim[2].extent - 1) * (size_t)img->dim[2].stride +
+            (size_t)img->dim[1].extent * (size_t)img->dim[0].extent) *
+           elem(img);
 }
 
 /* Width, height, channels and stride (named `stride_name` in messages) within what Halide's
@@ -62,18 +66,24 @@ static lumen_status check_size(lumen__call *call, int w, int h) {
     return LUMEN_OK;
 }
 
-lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride,
-                                   const char *stride_name) {
+lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, int elem_size,
+                                   size_t stride, const char *stride_name) {
     lumen_status st = check_size(call, w, h);
     if (st) return st;
     if (c != 1 && c != 3 && c != 4) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT, "channels %d (1, 3 or 4 taken)",
                            c);
     }
-    size_t row = (size_t)w * (size_t)c;
+    size_t row = (size_t)w * (size_t)c * (size_t)elem_size;
     if (stride < row) {
-        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s %zu < width * channels = %zu",
-                           stride_name, stride, row);
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "%s %zu < width * channels%s = %zu", stride_name, stride,
+                           elem_size > 1 ? " * element size" : "", row);
+    }
+    if (stride % (size_t)elem_size) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "%s %zu is not a multiple of the element size %d", stride_name, stride,
+                           elem_size);
     }
     /* Halide's pipelines check height * stride (not the last row's end) against 2^31 - 1. */
     if (stride > (size_t)LUMEN_MAX_BYTES || (size_t)h * stride > (size_t)LUMEN_MAX_BYTES) {
@@ -98,7 +108,7 @@ void lumen__buffer_init(halide_buffer_t *b, void *host, int bits, int dimensions
 }
 
 lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
-                              size_t stride, lumen_image **out) {
+                              int elem_size, size_t stride, lumen_image **out) {
     lumen_image *img = (lumen_image *)calloc(1, sizeof *img);
     if (!img) {
         free(owned);
@@ -109,9 +119,10 @@ lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int
     img->dim[1].extent = w;
     img->dim[1].stride = c;
     img->dim[2].extent = h;
-    img->dim[2].stride = (int32_t)stride;
+    img->dim[2].stride = (int32_t)(stride / (size_t)elem_size);
     /* host dirty: the caller may have written it */
-    lumen__buffer_init(&img->buf, data, 8, 3, img->dim, halide_buffer_flag_host_dirty);
+    lumen__buffer_init(&img->buf, data, 8 * elem_size, 3, img->dim, halide_buffer_flag_host_dirty);
+    if (elem_size == 4) img->buf.type.code = halide_type_float;
     img->owned = owned;
     img->format = (lumen_format)c;
     *out = img;
@@ -124,31 +135,38 @@ static lumen_status check_format(lumen__call *call, int w, int h, lumen_format f
     lumen_status st = *c ? LUMEN_OK : check_size(call, w, h);
     if (!*c && !st) {
         st = lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
-                         "format %d is not a lumen_format (GRAY8, RGB8, RGBA8, BGR8, BGRA8)",
-                         (int)format);
+                         "format 0x%x is not a lumen_format (GRAY, RGB, RGBA, BGR, BGRA in 8, 16 "
+                         "or F32)",
+                         (unsigned)format);
     }
     return st;
 }
 
 static lumen_status create(lumen__call *call, int width, int height, int channels,
                            lumen_format format, lumen_image **out) {
-    size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels : 0;
+    int es = format ? lumen_format_element_size(format) : 1;
+    size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels * (size_t)es : 0;
     size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
-    lumen_status st = lumen__check_geometry(call, width, height, channels, stride, "stride");
+    lumen_status st = lumen__check_geometry(call, width, height, channels, es, stride, "stride");
     if (st) return st;
     void *owned = malloc(stride * (size_t)height + ROW_ALIGN);
     if (!owned) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
     uint8_t *data = (uint8_t *)owned + (ROW_ALIGN - (uintptr_t)owned % ROW_ALIGN) % ROW_ALIGN;
-    st = lumen__new_image(call, data, owned, width, height, channels, stride, out);
+    st = lumen__new_image(call, data, owned, width, height, channels, es, stride, out);
     if (!st && format) (*out)->format = format;
     return st;
 }
 
 static lumen_status wrap(lumen__call *call, void *data, int width, int height, int channels,
                          lumen_format format, size_t stride, lumen_image **out) {
-    lumen_status st = lumen__check_geometry(call, width, height, channels, stride, "stride");
+    int es = format ? lumen_format_element_size(format) : 1;
+    lumen_status st = lumen__check_geometry(call, width, height, channels, es, stride, "stride");
     if (st) return st;
-    st = lumen__new_image(call, (uint8_t *)data, NULL, width, height, channels, stride, out);
+    if ((uintptr_t)data % (uintptr_t)es) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "data %p is not aligned to the element size %d", data, es);
+    }
+    st = lumen__new_image(call, (uint8_t *)data, NULL, width, height, channels, es, stride, out);
     if (!st && format) (*out)->format = format;
     return st;
 }
@@ -194,42 +212,44 @@ lumen_status lumen_image_wrap_format(void *data, int width, int height, lumen_fo
     return st ? st : wrap(&call, data, width, height, c, format, stride, out);
 }
 
+/* A format's parts: channels (1, 3, 4), BGR order, element type (0: 8-bit, 1: 16-bit, 2: float);
+ * 0 if the value is not a lumen_format. */
+static int format_parts(lumen_format format, int *bgr, int *type) {
+    unsigned f = (unsigned)format, c = f & 0xff;
+    *bgr = (f >> 8) & 0xf, *type = (f >> 12) & 0xf;
+    int ok = (f >> 16) == 0 && *bgr <= 1 && *type <= 2 && (c == 1 || c == 3 || c == 4) &&
+             !(c == 1 && *bgr);
+    return ok ? (int)c : 0;
+}
+
 int lumen_format_channels(lumen_format format) {
-    switch (format) {
-        case LUMEN_FORMAT_GRAY8:
-        case LUMEN_FORMAT_RGB8:
-        case LUMEN_FORMAT_RGBA8:
-        case LUMEN_FORMAT_BGR8:
-        case LUMEN_FORMAT_BGRA8:
-            return (int)format & 0xff;
-    }
-    return 0;
+    int bgr, type;
+    return format_parts(format, &bgr, &type);
+}
+
+int lumen_format_element_size(lumen_format format) {
+    int bgr, type;
+    return format_parts(format, &bgr, &type) ? 1 << type : 0;
 }
 
 const char *lumen_format_name(lumen_format format) {
-    switch (format) {
-        case LUMEN_FORMAT_GRAY8:
-            return "GRAY8";
-        case LUMEN_FORMAT_RGB8:
-            return "RGB8";
-        case LUMEN_FORMAT_RGBA8:
-            return "RGBA8";
-        case LUMEN_FORMAT_BGR8:
-            return "BGR8";
-        case LUMEN_FORMAT_BGRA8:
-            return "BGRA8";
-    }
-    return "unknown";
+    static const char *const names[3][2][5] = {
+        {{"", "GRAY8", "", "RGB8", "RGBA8"}, {"", "", "", "BGR8", "BGRA8"}},
+        {{"", "GRAY16", "", "RGB16", "RGBA16"}, {"", "", "", "BGR16", "BGRA16"}},
+        {{"", "GRAYF32", "", "RGBF32", "RGBAF32"}, {"", "", "", "BGRF32", "BGRAF32"}}};
+    int bgr, type, c = format_parts(format, &bgr, &type);
+    return c ? names[type][bgr][c] : "unknown";
 }
 
 /* Transfers, counted against the context `ctx`. */
 static size_t pixel_bytes(const lumen_image *img) {
-    return (size_t)img->dim[0].extent * (size_t)img->dim[1].extent * (size_t)img->dim[2].extent;
+    return (size_t)img->dim[0].extent * (size_t)img->dim[1].extent * (size_t)img->dim[2].extent *
+           elem(img);
 }
 
 lumen_status lumen__ensure_host(lumen__call *call, lumen_image *img) {
     if (img->buf.host) return LUMEN_OK;
-    size_t bytes = (size_t)img->dim[2].stride * (size_t)img->dim[2].extent;
+    size_t bytes = (size_t)img->dim[2].stride * (size_t)img->dim[2].extent * elem(img);
     img->owned = malloc(bytes + ROW_ALIGN);
     if (!img->owned) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
     img->buf.host =
@@ -348,14 +368,17 @@ lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int hei
 uint8_t *lumen__host(const lumen_image *img) {
     const lumen_image *r = img->root;
     if (!r || !r->buf.host) return img->buf.host;
-    return r->buf.host + (size_t)img->y0 * (size_t)r->dim[2].stride +
-           (size_t)img->x0 * r->dim[1].stride;
+    return r->buf.host + ((size_t)img->y0 * (size_t)r->dim[2].stride +
+                          (size_t)img->x0 * (size_t)r->dim[1].stride) *
+                             elem(r);
 }
 
 int lumen_image_width(const lumen_image *img) { return img ? img->dim[1].extent : 0; }
 int lumen_image_height(const lumen_image *img) { return img ? img->dim[2].extent : 0; }
 int lumen_image_channels(const lumen_image *img) { return img ? img->dim[0].extent : 0; }
-size_t lumen_image_stride(const lumen_image *img) { return img ? (size_t)img->dim[2].stride : 0; }
+size_t lumen_image_stride(const lumen_image *img) {
+    return img ? (size_t)img->dim[2].stride * elem(img) : 0;
+}
 lumen_format lumen_image_format(const lumen_image *img) {
     return img ? img->format : (lumen_format)0;
 }

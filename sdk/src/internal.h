@@ -82,10 +82,12 @@ lumen_status lumen__free_device(lumen__call *call, struct lumen_image *img, lume
 /* A halide_buffer_t of unsigned `bits`-bit values over host memory, with no device memory yet. */
 void lumen__buffer_init(halide_buffer_t *b, void *host, int bits, int dimensions,
                         halide_dimension_t *dim, uint64_t flags);
+/* An image of w x h pixels of c elements of elem_size bytes (1, 2: unsigned; 4: float), rows
+ * stride bytes apart. */
 lumen_status lumen__new_image(lumen__call *call, uint8_t *data, void *owned, int w, int h, int c,
-                              size_t stride, struct lumen_image **out);
-lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, size_t stride,
-                                   const char *stride_name);
+                              int elem_size, size_t stride, struct lumen_image **out);
+lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, int elem_size,
+                                   size_t stride, const char *stride_name);
 lumen_context *lumen__owner(const struct lumen_image *img);
 void lumen__set_owner(struct lumen_image *img, lumen_context *ctx);
 

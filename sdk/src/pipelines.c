@@ -10,7 +10,11 @@
 #include "lumen__gaussian_blur_cpu.h"
 #include "lumen__grayscale_cpu.h"
 #include "lumen__levels_cpu.h"
+#include "lumen__levels_f32_cpu.h"
+#include "lumen__levels_u16_cpu.h"
 #include "lumen__resize_cpu.h"
+#include "lumen__resize_f32_cpu.h"
+#include "lumen__resize_u16_cpu.h"
 #include "lumen__rgb_to_yuv_cpu.h"
 #include "lumen__sobel_cpu.h"
 #include "lumen__unsharp_mask_cpu.h"
@@ -22,7 +26,11 @@
 #  include "lumen__gaussian_blur_cuda.h"
 #  include "lumen__grayscale_cuda.h"
 #  include "lumen__levels_cuda.h"
+#  include "lumen__levels_f32_cuda.h"
+#  include "lumen__levels_u16_cuda.h"
 #  include "lumen__resize_cuda.h"
+#  include "lumen__resize_f32_cuda.h"
+#  include "lumen__resize_u16_cuda.h"
 #  include "lumen__rgb_to_yuv_cuda.h"
 #  include "lumen__sobel_cuda.h"
 #  include "lumen__unsharp_mask_cuda.h"
@@ -35,7 +43,11 @@
 #  include "lumen__gaussian_blur_opencl.h"
 #  include "lumen__grayscale_opencl.h"
 #  include "lumen__levels_opencl.h"
+#  include "lumen__levels_f32_opencl.h"
+#  include "lumen__levels_u16_opencl.h"
 #  include "lumen__resize_opencl.h"
+#  include "lumen__resize_f32_opencl.h"
+#  include "lumen__resize_u16_opencl.h"
 #  include "lumen__rgb_to_yuv_opencl.h"
 #  include "lumen__sobel_opencl.h"
 #  include "lumen__unsharp_mask_opencl.h"
@@ -57,7 +69,11 @@ typedef struct {
     int same_size;
     int in_place; /* src and dst may be the same pixels */
     int margin;   /* how far around a pixel the pipeline reads (sobel 1, blur the radius) */
+    int wide;     /* takes 16-bit and float formats too (else 8-bit only) */
 } shape;
+
+/* Bytes per element of an image (1, 2 or 4). */
+static int elem_size(const lumen_image *img) { return img->buf.type.bits / 8; }
 
 /* Reach of the blur for sigma (0 for a sigma the checks will refuse). */
 static int reach(float sigma) {
@@ -107,10 +123,20 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
     if (!(s.src_channels & (1u << sc))) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT, "src has %d channels", sc);
     }
+    if (elem_size(src) != 1 && !s.wide) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
+                           "lumen_resize)",
+                           lumen_format_name(src->format));
+    }
     int want = s.dst_channels ? s.dst_channels : sc;
     if (dc != want) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst has %d channels, needs %d", dc,
                            want);
+    }
+    if (s.dst_channels && elem_size(dst) != 1) {
+        return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst is %s, needs an 8-bit format",
+                           lumen_format_name(dst->format));
     }
     if (!s.dst_channels && dst->format != src->format) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst is %s, needs src's format %s",
@@ -185,8 +211,9 @@ static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int
     t->dim[2] = (halide_dimension_t){rr[1] - v->y0, rr[3] - rr[1], v->dim[2].stride, 0};
     t->buf = v->buf;
     t->buf.dim = t->dim;
-    t->buf.host = r->buf.host + (size_t)rr[1] * (size_t)v->dim[2].stride +
-                  (size_t)rr[0] * (size_t)v->dim[1].stride;
+    t->buf.host = r->buf.host + ((size_t)rr[1] * (size_t)v->dim[2].stride +
+                                 (size_t)rr[0] * (size_t)v->dim[1].stride) *
+                                    (size_t)elem_size(v);
     t->buf.device = 0;
     t->buf.device_interface = NULL;
     t->buf.flags = output ? 0 : halide_buffer_flag_host_dirty;
@@ -269,15 +296,21 @@ static int32_t q12(float v) { return (int32_t)floor((double)v * 4096.0 + 0.5); }
 lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst, float gain,
                           float bias) {
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
-    static const fn_t fns[] = LUMEN__TABLE(levels);
-    LUMEN__START("lumen_levels", ((shape){ANY_CHANNELS, 0, 1, 1, 0}));
+    typedef int (*fnf_t)(const void *, buf_t *, float, float, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(levels), fns16[] = LUMEN__TABLE(levels_u16);
+    static const fnf_t fnsf[] = LUMEN__TABLE(levels_f32);
+    LUMEN__START("lumen_levels", ((shape){ANY_CHANNELS, 0, 1, 1, 0, 1}));
     if (!(fabsf(gain) <= LUMEN_GAIN_MAX && fabsf(bias) <= LUMEN_BIAS_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "gain %g, bias %g: need |gain| <= %g, |bias| <= %g", (double)gain,
                            (double)bias, (double)LUMEN_GAIN_MAX, (double)LUMEN_BIAS_MAX);
     }
     LUMEN__PREPARE();
-    return finish(&call, &a, fns[b](&call, a.src, q12(gain), q12(bias), a.dst));
+    int es = elem_size(src);
+    int rc = es == 4   ? fnsf[b](&call, a.src, gain, bias / 255.0f, a.dst)
+             : es == 2 ? fns16[b](&call, a.src, q12(gain), 257 * q12(bias), a.dst)
+                       : fns[b](&call, a.src, q12(gain), q12(bias), a.dst);
+    return finish(&call, &a, rc);
 }
 
 lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
@@ -303,10 +336,13 @@ lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_ima
 
 lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, bool, buf_t *);
+    typedef int (*fnw_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(resize);
-    LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0, 0}));
+    static const fnw_t fns16[] = LUMEN__TABLE(resize_u16), fnsf[] = LUMEN__TABLE(resize_f32);
+    LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0, 0, 1}));
     LUMEN__PREPARE();
-    int w = lumen_image_width(dst), h = lumen_image_height(dst);
+    int w = lumen_image_width(dst), h = lumen_image_height(dst), es = elem_size(src);
+    if (es != 1) return finish(&call, &a, (es == 2 ? fns16 : fnsf)[b](&call, a.src, w, h, a.dst));
     /* Exact doubling on the CPU: dst as (pixel pairs, w / 2, h), so the pipeline's vectors of
      * even and odd columns are dense stores (the generator's `pairs`). */
     bool pairs = b == LUMEN_BACKEND_CPU && w == 2 * lumen_image_width(src) &&
@@ -420,7 +456,7 @@ static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, con
 static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f,
                                       const lumen_image *img, const char *name, size_t bytes[3]) {
     int c = lumen_image_channels(img);
-    if (c != 3 && c != 4) {
+    if ((c != 3 && c != 4) || elem_size(img) != 1) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "%s is %s (RGB8, BGR8, RGBA8 or BGRA8 taken)", name,
                            lumen_format_name(img->format));

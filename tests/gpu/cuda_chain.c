@@ -12,6 +12,7 @@
  * LUMEN_CHAIN_OPENCL=1 runs tables 1 and 2 on the OpenCL backend instead (a dry run without
  * NVIDIA hardware). */
 #include <lumen/lumen_cuda.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +46,30 @@ static lumen_image *image(int w, int h, lumen_format f, unsigned seed) {
     TRY(lumen_image_map(img, LUMEN_ACCESS_WRITE, &px));
     srand(seed);
     fill(px, lumen_image_stride(img) * h);
+    if (lumen_format_element_size(f) == 4) /* floats in 0..1, not random bit patterns */
+        for (size_t i = 0; i < lumen_image_stride(img) * h / 4; i++)
+            ((float *)px)[i] = (float)(rand() % 100001) / 100000.0f;
     return img;
 }
 
+/* Bytes that differ (float images: elements beyond 2^-20 relative). */
 static size_t differ(lumen_image *a, lumen_image *b) {
     uint8_t *pa = NULL, *pb = NULL;
     TRY(lumen_image_map(a, LUMEN_ACCESS_READ, &pa));
     TRY(lumen_image_map(b, LUMEN_ACCESS_READ, &pb));
-    size_t n = 0, row = (size_t)lumen_image_width(a) * lumen_image_channels(a);
-    for (int y = 0; y < lumen_image_height(a); y++)
-        for (size_t x = 0; x < row; x++)
-            n += pa[y * lumen_image_stride(a) + x] != pb[y * lumen_image_stride(b) + x];
+    int es = lumen_format_element_size(lumen_image_format(a));
+    size_t n = 0, row = (size_t)lumen_image_width(a) * lumen_image_channels(a) * es;
+    for (int y = 0; y < lumen_image_height(a); y++) {
+        const uint8_t *ra = pa + y * lumen_image_stride(a), *rb = pb + y * lumen_image_stride(b);
+        for (size_t x = 0; x < row; x += es) {
+            if (es == 4) {
+                float u = *(const float *)(ra + x), v = *(const float *)(rb + x);
+                n += fabsf(u - v) > (fabsf(v) > 1 ? fabsf(v) : 1) / (1 << 20) ? 4 : 0;
+            } else {
+                n += (size_t)memcmp(ra + x, rb + x, es) != 0;
+            }
+        }
+    }
     return n;
 }
 
@@ -73,24 +87,45 @@ typedef struct {
 static const char *const names[] = {"levels", "grayscale",    "gaussian_blur", "resize",
                                     "sobel",  "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
-enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8 };
+enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
+enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
 static const tcase cases[] = {
-    {0, RGB, 1920, 1080, 0, 0, 1.3f, -10.0f, 0}, {0, G, 1001, 777, 0, 0, 0.7f, 20.0f, 0},
-    {0, BGRA, 1920, 1080, 0, 0, 2.0f, 0.0f, 0},  {1, RGB, 1920, 1080, 0, 0, 0, 0, 0},
-    {1, BGRA, 1001, 777, 0, 0, 0, 0, 0},         {1, RGBA, 1920, 1080, 0, 0, 0, 0, 0},
-    {2, G, 1920, 1080, 0, 0, 0.8f, 0, 0},        {2, RGB, 1920, 1080, 0, 0, 2.5f, 0, 0},
-    {2, RGBA, 1920, 1080, 0, 0, 6.0f, 0, 0},     {2, BGR, 1001, 777, 0, 0, 1.5f, 0, 0},
-    {3, RGBA, 1920, 1080, 1280, 720, 0, 0, 0},   {3, RGB, 1920, 1080, 960, 540, 0, 0, 0},
-    {3, G, 1920, 1080, 3840, 2160, 0, 0, 0},     {3, RGB, 1280, 720, 1920, 1080, 0, 0, 0},
-    {3, BGRA, 1920, 1080, 640, 360, 0, 0, 0},    {3, RGB, 1001, 777, 640, 480, 0, 0, 0},
-    {4, G, 1920, 1080, 0, 0, 0, 0, 0},           {4, G, 1001, 777, 0, 0, 0, 0, 0},
-    {5, RGB, 1920, 1080, 0, 0, 1.5f, 1.2f, 0},   {5, RGBA, 1920, 1080, 0, 0, 4.0f, 0.5f, 0},
-    {5, G, 1001, 777, 0, 0, 1.0f, 2.0f, 0},      {6, RGB, 1920, 1080, 0, 0, 1, 1, 0},
-    {6, BGRA, 1920, 1080, 0, 0, 4, 3, 0},        {6, RGBA, 1002, 778, 0, 0, 3, 2, 0},
-    {7, RGB, 1920, 1080, 0, 0, 1, 1, 0},         {7, BGRA, 1002, 778, 0, 0, 4, 3, 0},
-    {2, RGBA, 1001, 777, 0, 0, 16.0f, 0, 0},     {5, BGRA, 1001, 777, 0, 0, 16.0f, 3.0f, 0},
-    {2, RGB, 1600, 900, 0, 0, 2.0f, 0, 1},       {4, G, 1600, 900, 0, 0, 0, 0, 2},
-    {5, RGBA, 1600, 900, 0, 0, 1.5f, 1.0f, 1},   {3, RGB, 1600, 900, 800, 450, 0, 0, 1},
+    {0, RGB, 1920, 1080, 0, 0, 1.3f, -10.0f, 0},
+    {0, G, 1001, 777, 0, 0, 0.7f, 20.0f, 0},
+    {0, BGRA, 1920, 1080, 0, 0, 2.0f, 0.0f, 0},
+    {1, RGB, 1920, 1080, 0, 0, 0, 0, 0},
+    {1, BGRA, 1001, 777, 0, 0, 0, 0, 0},
+    {1, RGBA, 1920, 1080, 0, 0, 0, 0, 0},
+    {2, G, 1920, 1080, 0, 0, 0.8f, 0, 0},
+    {2, RGB, 1920, 1080, 0, 0, 2.5f, 0, 0},
+    {2, RGBA, 1920, 1080, 0, 0, 6.0f, 0, 0},
+    {2, BGR, 1001, 777, 0, 0, 1.5f, 0, 0},
+    {3, RGBA, 1920, 1080, 1280, 720, 0, 0, 0},
+    {3, RGB, 1920, 1080, 960, 540, 0, 0, 0},
+    {3, G, 1920, 1080, 3840, 2160, 0, 0, 0},
+    {3, RGB, 1280, 720, 1920, 1080, 0, 0, 0},
+    {3, BGRA, 1920, 1080, 640, 360, 0, 0, 0},
+    {3, RGB, 1001, 777, 640, 480, 0, 0, 0},
+    {4, G, 1920, 1080, 0, 0, 0, 0, 0},
+    {4, G, 1001, 777, 0, 0, 0, 0, 0},
+    {5, RGB, 1920, 1080, 0, 0, 1.5f, 1.2f, 0},
+    {5, RGBA, 1920, 1080, 0, 0, 4.0f, 0.5f, 0},
+    {5, G, 1001, 777, 0, 0, 1.0f, 2.0f, 0},
+    {6, RGB, 1920, 1080, 0, 0, 1, 1, 0},
+    {6, BGRA, 1920, 1080, 0, 0, 4, 3, 0},
+    {6, RGBA, 1002, 778, 0, 0, 3, 2, 0},
+    {7, RGB, 1920, 1080, 0, 0, 1, 1, 0},
+    {7, BGRA, 1002, 778, 0, 0, 4, 3, 0},
+    {2, RGBA, 1001, 777, 0, 0, 16.0f, 0, 0},
+    {5, BGRA, 1001, 777, 0, 0, 16.0f, 3.0f, 0},
+    {0, RGB16, 1920, 1080, 0, 0, 1.3f, -10.0f, 0},
+    {0, RGBAF32, 1001, 777, 0, 0, 1.3f, -10.0f, 0},
+    {3, RGB16, 1920, 1080, 1280, 720, 0, 0, 0},
+    {3, GF32, 1001, 777, 2000, 1500, 0, 0, 0},
+    {2, RGB, 1600, 900, 0, 0, 2.0f, 0, 1},
+    {4, G, 1600, 900, 0, 0, 0, 0, 2},
+    {5, RGBA, 1600, 900, 0, 0, 1.5f, 1.0f, 1},
+    {3, RGB, 1600, 900, 800, 450, 0, 0, 1},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */

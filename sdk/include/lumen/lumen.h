@@ -151,7 +151,8 @@ LUMEN_API lumen_status lumen_release_device_memory(void);
 
 /* ---- Images ------------------------------------------------------------------------------- */
 
-/** An opaque image: 8-bit, interleaved, 1, 3 or 4 channels, in host or device memory. */
+/** An opaque image: interleaved, 1, 3 or 4 channels of 8-bit (or, since 1.4, 16-bit or float)
+ * elements, in host or device memory. */
 typedef struct lumen_image lumen_image;
 
 /** Largest accepted width and height. An image must also have height * stride <= LUMEN_MAX_BYTES
@@ -161,21 +162,37 @@ typedef struct lumen_image lumen_image;
 #define LUMEN_MAX_DIMENSION 65535
 #define LUMEN_MAX_BYTES 2147483647 /**< 2^31 - 1 (since 1.1) */
 
-/** Pixel formats (since 1.3): the channel order of an image's interleaved 8-bit pixels. A
- * format's low byte is its channel count, so the channel counts 1, 3 and 4 of lumen_image_create
- * and lumen_image_wrap are LUMEN_FORMAT_GRAY8, RGB8 and RGBA8. Every pipeline that takes 3 or 4
- * channels takes both orders: lumen_grayscale weights each channel by its colour, the others
- * treat channels alike and need dst in src's format (SIZE_MISMATCH otherwise). */
+/** Pixel formats (since 1.3): the channel order and element type of an image's interleaved
+ * pixels. A format's low byte is its channel count (so the channel counts 1, 3 and 4 of
+ * lumen_image_create and lumen_image_wrap are LUMEN_FORMAT_GRAY8, RGB8 and RGBA8), 0x100 marks
+ * B, G, R order, 0x1000 16-bit unsigned and 0x2000 32-bit float elements (since 1.4). Every
+ * pipeline that takes 3 or 4 channels takes both orders: lumen_grayscale weights each channel by
+ * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
+ * otherwise). 16-bit and float images: lumen_levels and lumen_resize take them (dst of src's
+ * format); every other pipeline returns UNSUPPORTED_FORMAT for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
     LUMEN_FORMAT_RGBA8 = 4,
-    LUMEN_FORMAT_BGR8 = 0x103, /**< B, G, R: OpenCV's order */
-    LUMEN_FORMAT_BGRA8 = 0x104 /**< B, G, R, A */
+    LUMEN_FORMAT_BGR8 = 0x103,   /**< B, G, R: OpenCV's order */
+    LUMEN_FORMAT_BGRA8 = 0x104,  /**< B, G, R, A */
+    LUMEN_FORMAT_GRAY16 = 0x1001, /**< 16-bit unsigned elements (since 1.4) */
+    LUMEN_FORMAT_RGB16 = 0x1003,
+    LUMEN_FORMAT_RGBA16 = 0x1004,
+    LUMEN_FORMAT_BGR16 = 0x1103,
+    LUMEN_FORMAT_BGRA16 = 0x1104,
+    LUMEN_FORMAT_GRAYF32 = 0x2001, /**< 32-bit float elements, nominally 0..1 (since 1.4) */
+    LUMEN_FORMAT_RGBF32 = 0x2003,
+    LUMEN_FORMAT_RGBAF32 = 0x2004,
+    LUMEN_FORMAT_BGRF32 = 0x2103,
+    LUMEN_FORMAT_BGRAF32 = 0x2104
 } lumen_format;
 /** The channel count of a format; 0 for a value that is none of the above. */
 LUMEN_API int lumen_format_channels(lumen_format format);
-/** "GRAY8", "RGB8", "RGBA8", "BGR8", "BGRA8"; "unknown" for any other value. */
+/** Bytes per element (channel value) of a format: 1, 2 or 4; 0 for an unknown value (since 1.4).*/
+LUMEN_API int lumen_format_element_size(lumen_format format);
+/** "GRAY8", "RGB8", ..., "BGRAF32" (the enumerator without LUMEN_FORMAT_); "unknown" for any
+ * other value. */
 LUMEN_API const char *lumen_format_name(lumen_format format);
 
 /** An image owning its memory, rows aligned to 64 bytes, contents undefined.
@@ -193,11 +210,13 @@ LUMEN_API lumen_status lumen_image_create(int width, int height, int channels, l
 LUMEN_API lumen_status lumen_image_wrap(void *data, int width, int height, int channels,
                                         size_t stride, lumen_image **out);
 /** lumen_image_create with a pixel format (since 1.3): its errors, with UNSUPPORTED_FORMAT for a
- * format value not listed above (after width and height). */
+ * format value not listed above (after width and height). Rows are width * channels * element
+ * size bytes rounded up to a multiple of 64. */
 LUMEN_API lumen_status lumen_image_create_format(int width, int height, lumen_format format,
                                                  lumen_image **out);
 /** lumen_image_wrap with a pixel format (since 1.3): its errors, with UNSUPPORTED_FORMAT for a
- * format value not listed above (after width and height). */
+ * format value not listed above (after width and height); stride (bytes) must be at least width *
+ * channels * element size and a multiple of the element size, data aligned to it. */
 LUMEN_API lumen_status lumen_image_wrap_format(void *data, int width, int height,
                                                lumen_format format, size_t stride,
                                                lumen_image **out);
@@ -225,6 +244,8 @@ LUMEN_API void lumen_image_destroy(lumen_image *img);
 LUMEN_API int lumen_image_width(const lumen_image *img);     /**< 0 for NULL */
 LUMEN_API int lumen_image_height(const lumen_image *img);    /**< 0 for NULL */
 LUMEN_API int lumen_image_channels(const lumen_image *img);  /**< 0 for NULL */
+/* lumen_image_map's pointer is to the first byte of the first row: cast it to uint16_t or float
+ * for 16-bit and float formats (rows are lumen_image_stride bytes apart). */
 LUMEN_API size_t lumen_image_stride(const lumen_image *img); /**< bytes per row, 0 for NULL */
 /** The image's pixel format (since 1.3); 0 for NULL. */
 LUMEN_API lumen_format lumen_image_format(const lumen_image *img);
@@ -268,8 +289,11 @@ LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
 #define LUMEN_BIAS_MAX 1024.0f /**< largest |bias| of lumen_levels */
 /** dst = saturate(floor(g * src + b + 1/2)) on every channel (alpha too), with g = gain and
  * b = bias rounded (half up) to multiples of 1/4096 (Q12 fixed point, so results are exact on every
- * target). src: 1, 3 or 4 channels; dst: same size and channels; src == dst (in place) allowed.
- * |gain| <= LUMEN_GAIN_MAX, |bias| <= LUMEN_BIAS_MAX. */
+ * target). src: 1, 3 or 4 channels; dst: same size and format; src == dst (in place) allowed.
+ * |gain| <= LUMEN_GAIN_MAX, |bias| <= LUMEN_BIAS_MAX. bias is in 8-bit units for every format:
+ * 16-bit images (since 1.4) take dst = saturate(floor(g * src + 257 b + 1/2)) to 0..65535, in 64-bit
+ * integers (exact); float images dst = gain * src + bias / 255 in float (no clamp; each target
+ * within 1 float rounding of the real value). */
 LUMEN_API lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     float gain, float bias);
 
@@ -290,7 +314,11 @@ LUMEN_API lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src,
                                            float sigma);
 
 /** Bilinear resize to dst's size (any, up or down), pixel centres as OpenCV INTER_LINEAR, exact
- * integer weights (Q11). src: 1, 3 or 4 channels; dst: any size, same channels. */
+ * integer weights (Q11). src: 1, 3 or 4 channels; dst: any size, same format. Output pixel (x, y)
+ * blends source columns x0, x1 and rows y0, y1 with weights wx0 + wx1 = wy0 + wy1 = 2048:
+ * 8- and 16-bit (since 1.4): (wy0 (wx0 p00 + wx1 p01) + wy1 (wx0 p10 + wx1 p11) + 2^21) >> 22,
+ * exact (64-bit for 16-bit); float (since 1.4): rows first, v = (wy0 p0 + wy1 p1) / 2048 per
+ * column, then (wx0 v0 + wx1 v1) / 2048, in float (within 2^-20 relative of the real value). */
 LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
 /** Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge:

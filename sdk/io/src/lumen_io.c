@@ -268,6 +268,9 @@ static lumen_status prepare(const char *fn, const char *path, lumen_image *img,
     p->c = lumen_image_channels(img), p->stride = lumen_image_stride(img);
     p->bgr = lumen_image_format(img) == LUMEN_FORMAT_BGR8 ||
              lumen_image_format(img) == LUMEN_FORMAT_BGRA8;
+    if (lumen_format_element_size(lumen_image_format(img)) != 1)
+        return fail(fn, name, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                    "images of 8-bit formats only (16-bit and float images are not written yet)");
     if (*format == LUMEN_IO_FORMAT_JPEG && p->c == 4)
         return fail(fn, name, LUMEN_ERROR_UNSUPPORTED_FORMAT, "JPEG holds 1 or 3 channels, not 4");
     uint8_t *px = NULL;
