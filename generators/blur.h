@@ -69,8 +69,8 @@ struct GaussianBlur {
         if (t.has_gpu_feature()) {
             // The horizontal pass per block of the output's 32 x 64 tiles, in the block's shared
             // (local) memory: 32 x (64 + 2 radius) values per channel, by the block's 32 x 8
-            // threads, (64 + 2 radius) / 8 rows each; vsum per thread and row. No full-size intermediate, so any image
-            // that fits in the device runs (a root hx needed twice the image in one buffer).
+            // threads, (64 + 2 radius) / 8 rows each; vsum per thread and row. No full-size
+            // intermediate, so any image that fits in the device runs.
             Var yi("yi"), ys("ys");
             hx.compute_at(output, Var("xo"))
                 .reorder(c, x, y)
@@ -100,10 +100,79 @@ struct GaussianBlur {
     void taps(Stage s, int vec) {
         Var io("io"), ii("ii");
         for (int k = 2; k <= 8; k++) {
-            s.specialize(radius == k).split(i, io, ii, vec).reorder(ii, y, r, io).vectorize(ii)
-                .unroll(y).unroll(r);
+            s.specialize(radius == k)
+                .split(i, io, ii, vec)
+                .reorder(ii, y, r, io)
+                .vectorize(ii)
+                .unroll(y)
+                .unroll(r);
         }
         s.split(i, io, ii, vec).reorder(ii, y, r, io).vectorize(ii).unroll(y);
+    }
+};
+
+// The blur of 16-bit and float images (the _u16 and _f32 generators of gaussian_blur and
+// unsharp_mask): the same Q16 taps w[0..2r], interleaved (c, x, y), clamp-to-edge at [x0, x1] x
+// [y0, y1], rows first, then columns on the rows' result p:
+//   u16: (w[r] p(0) + sum_{j=1..r} w[r + j] (p(-j) + p(j)) + 2^15) >> 16 in 32 bits (no sum
+//        overflows: the taps sum to 2^16), the rows' result rounded the same way: exact;
+//   f32: the same sum in float with taps w / 65536, j ascending, no rounding.
+template <typename T>
+struct WideBlur {
+    static constexpr bool is_float = std::is_floating_point<T>::value;
+    Func src{"src"}, hsum{"hsum"}, hx{"hx"}, vsum{"vsum"};
+    Var c{"c"}, x{"x"}, y{"y"};
+    RDom r;
+
+    WideBlur(Func input, Expr x0, Expr x1, Expr y0, Expr y1, Func w, Expr radius)
+        : r(1, radius, "r") {
+        using A = typename std::conditional<is_float, float, uint32_t>::type;
+        // The input row widened and clamp-padded once (CPU: per row; the taps read it unclamped).
+        src(c, x, y) = cast<A>(input(c, clamp(likely(x), x0, x1), clamp(likely(y), y0, y1)));
+        auto in = [&](Expr xx) { return src(c, xx, y); };
+        auto tap = [&](Expr k) {
+            return is_float ? cast<float>(w(k)) * (1.0f / 65536) : cast<uint32_t>(w(k));
+        };
+        Expr round = is_float ? Expr(0.0f) : Expr(uint32_t(1 << 15));
+        hsum(c, x, y) = tap(radius) * in(x) + round;
+        hsum(c, x, y) += tap(radius + r) * (in(x - r) + in(x + r));
+        hx(c, x, y) = is_float ? hsum(c, x, y) : cast<A>(cast<T>(hsum(c, x, y) >> 16));
+        vsum(c, x, y) = tap(radius) * hx(c, x, y) + round;
+        vsum(c, x, y) += tap(radius + r) * (hx(c, x, y - r) + hx(c, x, y + r));
+    }
+
+    Expr value(Expr cc, Expr xx, Expr yy) {  // the blur at (cc, xx, yy), as A (u32 or float)
+        return is_float ? vsum(cc, xx, yy) : vsum(cc, xx, yy) >> 16;
+    }
+
+    // Producers of `output`, scheduled by schedule_interleaved (not fused; GPU: gpu_rows rows
+    // per thread, loop "yu").
+    void schedule(Func output, const Target &t, int vec) {
+        if (t.has_gpu_feature()) {
+            Var yi("yi"), ys("ys");
+            hx.compute_at(output, Var("xo"))
+                .split(y, ys, yi, 8, TailStrategy::GuardWithIf)
+                .reorder(c, x, yi, ys)
+                .gpu_threads(x, yi)
+                .unroll(c);
+            hsum.compute_at(hx, x);
+            vsum.compute_at(output, Var("yu"));
+            return;
+        }
+        // Per strip of rows, hx slides down (one new row per output row); rows vectorized in x,
+        // stored planar (x innermost) so the sums' loads and stores are dense.
+        for (Func f : {src, hsum, hx, vsum}) f.reorder_storage(x, c, y);
+        src.compute_at(hx, y).reorder(x, c, y).vectorize(x, vec, TailStrategy::GuardWithIf);
+        hx.store_at(output, Var("yo"))
+            .compute_at(output, Var("yi"))
+            .reorder(x, c, y)
+            .vectorize(x, vec, TailStrategy::GuardWithIf);
+        hsum.compute_at(hx, y).reorder(x, c, y).vectorize(x, vec, TailStrategy::GuardWithIf);
+        hsum.update().reorder(x, c, r, y).vectorize(x, vec, TailStrategy::GuardWithIf);
+        vsum.compute_at(output, Var("yi"))
+            .reorder(x, c, y)
+            .vectorize(x, vec, TailStrategy::GuardWithIf);
+        vsum.update().reorder(x, c, r, y).vectorize(x, vec, TailStrategy::GuardWithIf);
     }
 };
 

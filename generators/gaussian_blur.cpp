@@ -24,14 +24,43 @@ public:
         output.dim(0).set_extent(input.dim(0).extent());
         weights.dim(0).set_bounds(0, 2 * radius + 1);
         int vec = natural_vector_size<uint16_t>();
-        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x,
-                                    y, vec, {1, 3, 4}, TailStrategy::ShiftInwards, true,
+        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x, y,
+                                    vec, {1, 3, 4}, TailStrategy::ShiftInwards, true,
                                     lumen::GaussianBlur::kRows, Expr(),
                                     lumen::GaussianBlur::kGpuRows);
         blur.schedule(output, get_target(), vec);
     }
 };
 
+// 16-bit and float images (lumen_gaussian_blur_u16, _f32): blur.h's WideBlur.
+template <typename T>
+class GaussianBlurWide : public Generator<GaussianBlurWide<T>> {
+public:
+    GeneratorInput<Buffer<T>> input{"input", 3};
+    GeneratorInput<Buffer<uint16_t>> weights{"weights", 1};
+    GeneratorInput<int> radius{"radius"};
+    GeneratorOutput<Buffer<T>> output{"output", 3};
+
+    void generate() {
+        lumen::WideBlur<T> blur(input, input.dim(1).min(), input.dim(1).max(), input.dim(2).min(),
+                                input.dim(2).max(), weights, radius);
+        Var c = blur.c, x = blur.x, y = blur.y;
+        output(c, x, y) = cast<T>(blur.value(c, x, y));
+        lumen::interleaved(input, false);
+        lumen::interleaved(output);
+        output.dim(0).set_extent(input.dim(0).extent());
+        weights.dim(0).set_bounds(0, 2 * radius + 1);
+        const Target &t = this->get_target();
+        int vec = this->template natural_vector_size<float>();
+        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(), t, c, x,
+                                    y, vec, {1, 3, 4}, TailStrategy::GuardWithIf, false, 1, Expr(),
+                                    lumen::GaussianBlur::kGpuRows);
+        blur.schedule(output, t, vec);
+    }
+};
+
 }  // namespace
 
 HALIDE_REGISTER_GENERATOR(GaussianBlurGen, lumen_gaussian_blur)
+HALIDE_REGISTER_GENERATOR(GaussianBlurWide<uint16_t>, lumen_gaussian_blur_u16)
+HALIDE_REGISTER_GENERATOR(GaussianBlurWide<float>, lumen_gaussian_blur_f32)

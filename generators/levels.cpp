@@ -22,7 +22,8 @@ public:
         output.dim(0).set_extent(input.dim(0).extent());
         lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
                                     get_target(), c, x, y, natural_vector_size<int32_t>() * 2,
-                                    {1, 3, 4}, TailStrategy::GuardWithIf, true);  // may run in place
+                                    {1, 3, 4}, TailStrategy::GuardWithIf,
+                                    true);  // may run in place
     }
 };
 
@@ -52,10 +53,9 @@ public:
         lumen::interleaved(input);
         lumen::interleaved(output);
         output.dim(0).set_extent(input.dim(0).extent());
-        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
-                                    this->get_target(), c, x, y,
-                                    this->template natural_vector_size<T>(), {1, 3, 4},
-                                    TailStrategy::GuardWithIf, true);
+        lumen::schedule_interleaved(
+            output, input.dim(0).extent(), output.dim(1).extent(), this->get_target(), c, x, y,
+            this->template natural_vector_size<T>(), {1, 3, 4}, TailStrategy::GuardWithIf, true);
     }
 };
 

@@ -218,16 +218,14 @@ public:
         Resize::taps(xs, i, input.dim(1).extent(), out_width);
         Resize::taps(ys, i, input.dim(2).extent(), out_height);
         Expr in_w = input.dim(1).extent(), in_h = input.dim(2).extent();
-        auto in = [&](Expr yy) {
-            return input(c, x, unsafe_promise_clamped(yy, 0, in_h - 1));
-        };
+        auto in = [&](Expr yy) { return input(c, x, unsafe_promise_clamped(yy, 0, in_h - 1)); };
         auto at = [&](Expr xx) { return unsafe_promise_clamped(xx, 0, in_w - 1); };
         Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
         if (is_float) {
-            v(c, x, y) = (cast<float>(wy0) * in(ys(y)[0]) + cast<float>(wy1) * in(ys(y)[1])) *
-                         (1.0f / 2048);
-            Expr sum = cast<float>(wx0) * v(c, at(xs(x)[0]), y) +
-                       cast<float>(wx1) * v(c, at(xs(x)[1]), y);
+            v(c, x, y) =
+                (cast<float>(wy0) * in(ys(y)[0]) + cast<float>(wy1) * in(ys(y)[1])) * (1.0f / 2048);
+            Expr sum =
+                cast<float>(wx0) * v(c, at(xs(x)[0]), y) + cast<float>(wx1) * v(c, at(xs(x)[1]), y);
             output(c, x, y) = sum * (1.0f / 2048);
         } else {
             v(c, x, y) = wy0 * cast<int32_t>(in(ys(y)[0])) + wy1 * cast<int32_t>(in(ys(y)[1]));

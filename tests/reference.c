@@ -258,9 +258,11 @@ void ref_resize_wide(ref_wide s, ref_wide d) {
                 if (s.elem == 4) { /* rows first, as lumen.h states */
                     float fy0 = (float)(2048 - wy1), fy1 = (float)wy1;
                     float v0 = (fy0 * *(float *)wide_at(s, x0, y0, c) +
-                                fy1 * *(float *)wide_at(s, x0, y1, c)) * (1.0f / 2048);
+                                fy1 * *(float *)wide_at(s, x0, y1, c)) *
+                               (1.0f / 2048);
                     float v1 = (fy0 * *(float *)wide_at(s, x1, y0, c) +
-                                fy1 * *(float *)wide_at(s, x1, y1, c)) * (1.0f / 2048);
+                                fy1 * *(float *)wide_at(s, x1, y1, c)) *
+                               (1.0f / 2048);
                     *(float *)wide_at(d, x, y, c) =
                         ((float)(2048 - wx1) * v0 + (float)wx1 * v1) * (1.0f / 2048);
                 } else {
@@ -273,4 +275,77 @@ void ref_resize_wide(ref_wide s, ref_wide d) {
             }
         }
     }
+}
+
+/* One pass of the wide blur over n samples p[i * step] (clamped at the ends) into out. */
+static void wide_pass(const double *p, int n, const uint16_t *w, int r, int is_float, double *out) {
+    for (int i = 0; i < n; i++) {
+        if (is_float) {
+            float acc = (float)w[r] * (1.0f / 65536) * (float)p[i];
+            for (int j = 1; j <= r; j++)
+                acc += (float)w[r + j] * (1.0f / 65536) *
+                       ((float)p[clampi(i - j, 0, n - 1)] + (float)p[clampi(i + j, 0, n - 1)]);
+            out[i] = acc;
+        } else {
+            uint64_t acc = (uint64_t)w[r] * (uint64_t)p[i] + 32768;
+            for (int j = 1; j <= r; j++)
+                acc += (uint64_t)w[r + j] *
+                       (uint64_t)(p[clampi(i - j, 0, n - 1)] + p[clampi(i + j, 0, n - 1)]);
+            out[i] = (double)(acc >> 16);
+        }
+    }
+}
+
+/* The wide blur of s as doubles (w * h * c, interleaved); the caller frees it. */
+static double *wide_blur(ref_wide s, float sigma) {
+    uint16_t w[2 * 48 + 1];
+    int r = ref_gaussian_taps(sigma, w), n = s.w > s.h ? s.w : s.h, f = s.elem == 4;
+    size_t px = (size_t)s.w * s.h * s.c;
+    double *rows = malloc(px * sizeof *rows), *out = malloc(px * sizeof *out);
+    double *line = malloc((size_t)n * sizeof *line), *res = malloc((size_t)n * sizeof *res);
+    for (int c = 0; c < s.c; c++) {
+        for (int y = 0; y < s.h; y++) {
+            for (int x = 0; x < s.w; x++) line[x] = ref_wide_get(s, x, y, c);
+            wide_pass(line, s.w, w, r, f, res);
+            for (int x = 0; x < s.w; x++) rows[((size_t)y * s.w + x) * s.c + c] = res[x];
+        }
+        for (int x = 0; x < s.w; x++) {
+            for (int y = 0; y < s.h; y++) line[y] = rows[((size_t)y * s.w + x) * s.c + c];
+            wide_pass(line, s.h, w, r, f, res);
+            for (int y = 0; y < s.h; y++) out[((size_t)y * s.w + x) * s.c + c] = res[y];
+        }
+    }
+    free(rows), free(line), free(res);
+    return out;
+}
+
+void ref_gaussian_blur_wide(ref_wide s, ref_wide d, float sigma) {
+    double *b = wide_blur(s, sigma);
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int c = 0; c < s.c; c++) {
+                double v = b[((size_t)y * s.w + x) * s.c + c];
+                if (s.elem == 4)
+                    *(float *)wide_at(d, x, y, c) = (float)v;
+                else
+                    wide_set_u16(d, x, y, c, (int64_t)v);
+            }
+    free(b);
+}
+
+void ref_unsharp_mask_wide(ref_wide s, ref_wide d, float sigma, float amount) {
+    double *b = wide_blur(s, sigma);
+    int64_t a = to_q12(amount);
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int c = 0; c < s.c; c++) {
+                double v = b[((size_t)y * s.w + x) * s.c + c], in = ref_wide_get(s, x, y, c);
+                if (s.elem == 4) {
+                    *(float *)wide_at(d, x, y, c) = (float)v + amount * ((float)in - (float)v);
+                } else {
+                    int64_t t = (int64_t)v * (4096 - a) + (int64_t)in * a + 2048;
+                    wide_set_u16(d, x, y, c, t >= 0 ? t / 4096 : -((-t + 4095) / 4096));
+                }
+            }
+    free(b);
 }

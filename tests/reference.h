@@ -28,6 +28,8 @@ typedef struct {
 double ref_wide_get(ref_wide img, int x, int y, int ch);
 void ref_levels_wide(ref_wide src, ref_wide dst, float gain, float bias);
 void ref_resize_wide(ref_wide src, ref_wide dst);
+void ref_gaussian_blur_wide(ref_wide src, ref_wide dst, float sigma);
+void ref_unsharp_mask_wide(ref_wide src, ref_wide dst, float sigma, float amount);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

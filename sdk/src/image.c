@@ -76,9 +76,8 @@ lumen_status lumen__check_geometry(lumen__call *call, int w, int h, int c, int e
     }
     size_t row = (size_t)w * (size_t)c * (size_t)elem_size;
     if (stride < row) {
-        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
-                           "%s %zu < width * channels%s = %zu", stride_name, stride,
-                           elem_size > 1 ? " * element size" : "", row);
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "%s %zu < width * channels%s = %zu",
+                           stride_name, stride, elem_size > 1 ? " * element size" : "", row);
     }
     if (stride % (size_t)elem_size) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,

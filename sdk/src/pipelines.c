@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "lumen__gaussian_blur_cpu.h"
+#include "lumen__gaussian_blur_f32_cpu.h"
+#include "lumen__gaussian_blur_u16_cpu.h"
 #include "lumen__grayscale_cpu.h"
 #include "lumen__levels_cpu.h"
 #include "lumen__levels_f32_cpu.h"
@@ -18,12 +20,16 @@
 #include "lumen__rgb_to_yuv_cpu.h"
 #include "lumen__sobel_cpu.h"
 #include "lumen__unsharp_mask_cpu.h"
+#include "lumen__unsharp_mask_f32_cpu.h"
+#include "lumen__unsharp_mask_u16_cpu.h"
 #include "lumen__yuv_to_rgb_cpu.h"
 
 /* Each pipeline's Halide functions by backend (index = lumen_backend); NULL = not built. */
 #if LUMEN__HAVE_CUDA
 #  define LUMEN__CUDA(p) lumen__##p##_cuda
 #  include "lumen__gaussian_blur_cuda.h"
+#  include "lumen__gaussian_blur_f32_cuda.h"
+#  include "lumen__gaussian_blur_u16_cuda.h"
 #  include "lumen__grayscale_cuda.h"
 #  include "lumen__levels_cuda.h"
 #  include "lumen__levels_f32_cuda.h"
@@ -34,23 +40,29 @@
 #  include "lumen__rgb_to_yuv_cuda.h"
 #  include "lumen__sobel_cuda.h"
 #  include "lumen__unsharp_mask_cuda.h"
+#  include "lumen__unsharp_mask_f32_cuda.h"
+#  include "lumen__unsharp_mask_u16_cuda.h"
 #  include "lumen__yuv_to_rgb_cuda.h"
 #else
 #  define LUMEN__CUDA(p) NULL
 #endif
 #if LUMEN__HAVE_OPENCL
 #  define LUMEN__OPENCL(p) lumen__##p##_opencl
+#  include "lumen__gaussian_blur_f32_opencl.h"
 #  include "lumen__gaussian_blur_opencl.h"
+#  include "lumen__gaussian_blur_u16_opencl.h"
 #  include "lumen__grayscale_opencl.h"
-#  include "lumen__levels_opencl.h"
 #  include "lumen__levels_f32_opencl.h"
+#  include "lumen__levels_opencl.h"
 #  include "lumen__levels_u16_opencl.h"
-#  include "lumen__resize_opencl.h"
 #  include "lumen__resize_f32_opencl.h"
+#  include "lumen__resize_opencl.h"
 #  include "lumen__resize_u16_opencl.h"
 #  include "lumen__rgb_to_yuv_opencl.h"
 #  include "lumen__sobel_opencl.h"
+#  include "lumen__unsharp_mask_f32_opencl.h"
 #  include "lumen__unsharp_mask_opencl.h"
+#  include "lumen__unsharp_mask_u16_opencl.h"
 #  include "lumen__yuv_to_rgb_opencl.h"
 #else
 #  define LUMEN__OPENCL(p) NULL
@@ -126,7 +138,7 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
     if (elem_size(src) != 1 && !s.wide) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
-                           "lumen_resize)",
+                           "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask)",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -324,13 +336,19 @@ lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lumen_image *
 lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                  float sigma) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, buf_t *);
-    static const fn_t fns[] = LUMEN__TABLE(gaussian_blur);
-    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma)}));
+    static const fn_t fns[] = LUMEN__TABLE(gaussian_blur),
+                      fns16[] = LUMEN__TABLE(gaussian_blur_u16),
+                      fnsf[] = LUMEN__TABLE(gaussian_blur_f32);
+    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1}));
     if ((st = check_sigma(&call, sigma))) return st;
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    st = finish(&call, &a, fns[b](&call, a.src, &t.buf, t.radius, a.dst));
+    int es = elem_size(src);
+    st = finish(&call, &a,
+                (es == 4   ? fnsf
+                 : es == 2 ? fns16
+                           : fns)[b](&call, a.src, &t.buf, t.radius, a.dst));
     return release_taps(&call, &t, st);
 }
 
@@ -370,8 +388,10 @@ lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst)
 lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst, float sigma,
                                 float amount) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, buf_t *);
-    static const fn_t fns[] = LUMEN__TABLE(unsharp_mask);
-    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma)}));
+    typedef int (*fnf_t)(const void *, buf_t *, buf_t *, int32_t, float, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(unsharp_mask), fns16[] = LUMEN__TABLE(unsharp_mask_u16);
+    static const fnf_t fnsf[] = LUMEN__TABLE(unsharp_mask_f32);
+    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1}));
     if ((st = check_sigma(&call, sigma))) return st;
     if (!(amount >= 0.0f && amount <= LUMEN_AMOUNT_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "amount %g outside [0, %g]",
@@ -380,7 +400,11 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    st = finish(&call, &a, fns[b](&call, a.src, &t.buf, t.radius, q12(amount), a.dst));
+    int es = elem_size(src);
+    int rc = es == 4
+                 ? fnsf[b](&call, a.src, &t.buf, t.radius, amount, a.dst)
+                 : (es == 2 ? fns16 : fns)[b](&call, a.src, &t.buf, t.radius, q12(amount), a.dst);
+    st = finish(&call, &a, rc);
     return release_taps(&call, &t, st);
 }
 

@@ -168,14 +168,15 @@ typedef struct lumen_image lumen_image;
  * B, G, R order, 0x1000 16-bit unsigned and 0x2000 32-bit float elements (since 1.4). Every
  * pipeline that takes 3 or 4 channels takes both orders: lumen_grayscale weights each channel by
  * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
- * otherwise). 16-bit and float images: lumen_levels and lumen_resize take them (dst of src's
- * format); every other pipeline returns UNSUPPORTED_FORMAT for them. */
+ * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize and
+ * lumen_unsharp_mask take them (dst of src's format); lumen_grayscale, lumen_sobel and the YUV
+ * conversions return UNSUPPORTED_FORMAT for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
     LUMEN_FORMAT_RGBA8 = 4,
-    LUMEN_FORMAT_BGR8 = 0x103,   /**< B, G, R: OpenCV's order */
-    LUMEN_FORMAT_BGRA8 = 0x104,  /**< B, G, R, A */
+    LUMEN_FORMAT_BGR8 = 0x103,    /**< B, G, R: OpenCV's order */
+    LUMEN_FORMAT_BGRA8 = 0x104,   /**< B, G, R, A */
     LUMEN_FORMAT_GRAY16 = 0x1001, /**< 16-bit unsigned elements (since 1.4) */
     LUMEN_FORMAT_RGB16 = 0x1003,
     LUMEN_FORMAT_RGBA16 = 0x1004,
@@ -241,9 +242,9 @@ LUMEN_API lumen_status lumen_image_view(lumen_image *img, int x, int y, int widt
 /** Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
 LUMEN_API void lumen_image_destroy(lumen_image *img);
 
-LUMEN_API int lumen_image_width(const lumen_image *img);     /**< 0 for NULL */
-LUMEN_API int lumen_image_height(const lumen_image *img);    /**< 0 for NULL */
-LUMEN_API int lumen_image_channels(const lumen_image *img);  /**< 0 for NULL */
+LUMEN_API int lumen_image_width(const lumen_image *img);    /**< 0 for NULL */
+LUMEN_API int lumen_image_height(const lumen_image *img);   /**< 0 for NULL */
+LUMEN_API int lumen_image_channels(const lumen_image *img); /**< 0 for NULL */
 /* lumen_image_map's pointer is to the first byte of the first row: cast it to uint16_t or float
  * for 16-bit and float formats (rows are lumen_image_stride bytes apart). */
 LUMEN_API size_t lumen_image_stride(const lumen_image *img); /**< bytes per row, 0 for NULL */
@@ -291,9 +292,9 @@ LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
  * b = bias rounded (half up) to multiples of 1/4096 (Q12 fixed point, so results are exact on every
  * target). src: 1, 3 or 4 channels; dst: same size and format; src == dst (in place) allowed.
  * |gain| <= LUMEN_GAIN_MAX, |bias| <= LUMEN_BIAS_MAX. bias is in 8-bit units for every format:
- * 16-bit images (since 1.4) take dst = saturate(floor(g * src + 257 b + 1/2)) to 0..65535, in 64-bit
- * integers (exact); float images dst = gain * src + bias / 255 in float (no clamp; each target
- * within 1 float rounding of the real value). */
+ * 16-bit images (since 1.4) take dst = saturate(floor(g * src + 257 b + 1/2)) to 0..65535, in
+ * 64-bit integers (exact); float images dst = gain * src + bias / 255 in float (no clamp; each
+ * target within 1 float rounding of the real value). */
 LUMEN_API lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     float gain, float bias);
 
@@ -308,8 +309,12 @@ LUMEN_API lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lum
  * to 65536); each pass (rows, then columns) maps Q7 values p (src << 7 for the first) to
  * q = (r + 1) / 2 + floor(w[0] p[0] / 65536) + sum_{j=1..r} floor(w[j] (p[-j] + p[j]) / 65536);
  * dst = min(255, (q + 64) >> 7). Within 1 of the ideal real-valued blur (0.72 seen in
- * tests/test_precision.c). src: 1, 3 or 4 channels; dst: same size and channels;
- * sigma in [LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX]. */
+ * tests/test_precision.c). src: 1, 3 or 4 channels; dst: same size and format;
+ * sigma in [LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX]. 16-bit and float images (since 1.4), the same taps,
+ * rows then columns, each pass over its input p (src, then the rows' result):
+ * 16-bit: (w[0] p[0] + sum_{j=1..r} w[j] (p[-j] + p[j]) + 32768) >> 16, exact (32-bit sums);
+ * float: w[0] p[0] + sum_{j=1..r} w[j] (p[-j] + p[j]) with taps w / 65536, j ascending, in float
+ * (each target within 2^-16 relative of that sum in exact arithmetic, for values 0..1). */
 LUMEN_API lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                            float sigma);
 
@@ -330,8 +335,10 @@ LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_i
  * blur of lumen_gaussian_blur before its last rounding (b = q / 128), A = amount in Q12 (a =
  * A / 4096, rounded half up). amount 1 returns src, > 1 sharpens, 0 blurs. Within 1 of the ideal
  * real-valued result for amount <= 2 (beyond: 1/2 + |1 - a| times the blur's error).
- * src: 1, 3 or 4 channels; dst: same size and channels; sigma as for lumen_gaussian_blur,
- * amount in [0, LUMEN_AMOUNT_MAX]. */
+ * src: 1, 3 or 4 channels; dst: same size and format; sigma as for lumen_gaussian_blur,
+ * amount in [0, LUMEN_AMOUNT_MAX]. 16-bit and float images (since 1.4), b their blur (as
+ * lumen_gaussian_blur gives it): 16-bit dst = saturate(floor((b (4096 - A) + A src + 2048) /
+ * 4096)), exact; float dst = b + amount (src - b), in float, no clamp. */
 LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                           float sigma, float amount);
 
