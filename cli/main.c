@@ -142,6 +142,7 @@ typedef struct {
     int w, h;            /* --size */
     int space;           /* --yuv-space, default BT.601 limited */
     int in_yuv, out_yuv; /* raw frame layouts of IN and OUT (0: PNG or JPEG) */
+    int keep16;          /* read a 16-bit PNG as 16-bit: every stage takes it, OUT is PNG */
 } options;
 
 /* An integer option's value in [min, max], else a usage error naming the option and the range. */
@@ -249,8 +250,9 @@ static int pick_backend(const options *o, FILE *report) {
 static lumen_image *read_input(const char *path, const options *o) {
     lumen_image *img = NULL;
     int is_stdin = strcmp(path, "-") == 0;
+    unsigned flags = o->keep16 ? LUMEN_IO_KEEP_16BIT : 0;
     if (!is_stdin && !o->in_yuv) {
-        if (lumen_io_read(path, &img)) fail(lumen_last_error());
+        if (lumen_io_read_flags(path, flags, &img)) fail(lumen_last_error());
         return img;
     }
     FILE *in = is_stdin ? stdin : fopen(path, "rb");
@@ -280,7 +282,7 @@ static lumen_image *read_input(const char *path, const options *o) {
             snprintf(msg, sizeof msg, "%s: %s", name, err);
             fail(msg);
         }
-    } else if (lumen_io_decode(buf, n, &img)) {
+    } else if (lumen_io_decode_flags(buf, n, flags, &img)) {
         snprintf(msg, sizeof msg, "%s: %s", name, lumen_last_error());
         fail(msg);
     }
@@ -461,10 +463,11 @@ static int run_stages(const stage *stages, int n, const char *in_path, out_file 
             rc = fail(err);
         lumen_context_stats(ctx, &after);
         if (rc == 0)
-            fprintf(report, "wrote %s (%dx%dx%d %s), downloads for it: %llu\n",
+            fprintf(report, "wrote %s (%dx%dx%d %s%s), downloads for it: %llu\n",
                     report == stdout ? out->path : "(stdout)", lumen_image_width(result),
                     lumen_image_height(result), lumen_image_channels(result),
                     o->out_yuv ? raw_yuv_name(o->out_yuv) : lumen_io_format_name(o->format),
+                    lumen_format_element_size(lumen_image_format(result)) == 2 ? ", 16-bit" : "",
                     (unsigned long long)(after.downloads - before.downloads));
     }
     if (rc == 0 && o->repeat == 1) {
@@ -548,6 +551,8 @@ static int cmd_run(int argc, char **argv, int chain) {
     if (out_open(&out, pos[2], out_err, sizeof out_err)) return refuse(out_err);
     if ((rc = raw_formats(pos[1], pos[2], &o)) || (rc = output_format(pos[2], &o)))
         return out_abort(&out), rc;
+    o.keep16 = !o.in_yuv && !o.out_yuv && o.format == LUMEN_IO_FORMAT_PNG;
+    for (int i = 0; i < n; i++) o.keep16 &= stage_takes_16bit(&stages[i]);
     rc = run_stages(stages, n, pos[1], &out, &o);
     out_abort(&out); /* a no-op once committed */
     return rc;

@@ -15,8 +15,10 @@ typedef struct {
     const char *range;
 } param;
 
-#define SIGMA {"sigma", 2.0, LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX, 0, "a number in 0.5..16"}
-#define SIZE(k) {k, 0, 1, LUMEN_MAX_DIMENSION, 1, "an integer in 1..65535"}
+#define SIGMA \
+  { "sigma", 2.0, LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX, 0, "a number in 0.5..16" }
+#define SIZE(k) \
+  { k, 0, 1, LUMEN_MAX_DIMENSION, 1, "an integer in 1..65535" }
 static const struct {
     const char *name;
     param params[STAGE_MAX_PARAMS];
@@ -37,8 +39,8 @@ static const struct {
      "sigma=2 (0.5..16) amount=1.5 (0..16)"},
 };
 
-const char *const stage_pipeline_names[] = {"levels", "grayscale", "gaussian_blur", "resize",
-                                            "sobel", "unsharp_mask", NULL};
+const char *const stage_pipeline_names[] = {
+    "levels", "grayscale", "gaussian_blur", "resize", "sobel", "unsharp_mask", NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -77,8 +79,8 @@ int stage_param(stage *s, const char *kv, char *err, size_t err_size) {
         }
         return -1;
     }
-    snprintf(err, err_size, "%s has no parameter '%.*s' (parameters: %s)", stage_name(s),
-             (int)klen, kv, table[s->pipeline].help);
+    snprintf(err, err_size, "%s has no parameter '%.*s' (parameters: %s)", stage_name(s), (int)klen,
+             kv, table[s->pipeline].help);
     return -1;
 }
 
@@ -125,6 +127,11 @@ int stage_channels(const stage *s, int channels, char *err, size_t err_size) {
     return s->pipeline == GRAYSCALE || s->pipeline == SOBEL ? 1 : channels;
 }
 
+int stage_takes_16bit(const stage *s) {
+    return s->pipeline == LEVELS || s->pipeline == BLUR || s->pipeline == RESIZE ||
+           s->pipeline == UNSHARP;
+}
+
 lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lumen_image **out,
                        char *err, size_t err_size) {
     int w = lumen_image_width(src), h = lumen_image_height(src), c = lumen_image_channels(src);
@@ -140,15 +147,28 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
         w = (int)fmax(1.0, fmin(1e6, round(w * sw)));
         h = (int)fmax(1.0, fmin(1e6, round(h * sh)));
     }
-    lumen_image *dst = NULL;
-    st = lumen_image_create(w, h, c, &dst);
+    lumen_image *dst = NULL; /* in src's format (16-bit stays 16-bit), or gray */
+    lumen_format f = c == lumen_image_channels(src) ? lumen_image_format(src) : (lumen_format)c;
+    st = lumen_image_create_format(w, h, f, &dst);
     if (!st) switch ((kind)s->pipeline) {
-        case LEVELS: st = lumen_levels(ctx, src, dst, (float)v[0], (float)v[1]); break;
-        case GRAYSCALE: st = lumen_grayscale(ctx, src, dst); break;
-        case BLUR: st = lumen_gaussian_blur(ctx, src, dst, (float)v[0]); break;
-        case RESIZE: st = lumen_resize(ctx, src, dst); break;
-        case SOBEL: st = lumen_sobel(ctx, src, dst); break;
-        case UNSHARP: st = lumen_unsharp_mask(ctx, src, dst, (float)v[0], (float)v[1]); break;
+            case LEVELS:
+                st = lumen_levels(ctx, src, dst, (float)v[0], (float)v[1]);
+                break;
+            case GRAYSCALE:
+                st = lumen_grayscale(ctx, src, dst);
+                break;
+            case BLUR:
+                st = lumen_gaussian_blur(ctx, src, dst, (float)v[0]);
+                break;
+            case RESIZE:
+                st = lumen_resize(ctx, src, dst);
+                break;
+            case SOBEL:
+                st = lumen_sobel(ctx, src, dst);
+                break;
+            case UNSHARP:
+                st = lumen_unsharp_mask(ctx, src, dst, (float)v[0], (float)v[1]);
+                break;
         }
     if (st) {
         snprintf(err, err_size, "%s", lumen_last_error());

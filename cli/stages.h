@@ -27,6 +27,8 @@ int stage_check(const stage *s, char *err, size_t err_size);
 /* The channel count the stage makes of an input with `channels`; -1 with a hint in err if it
  * cannot take that input (sobel: gray only; grayscale: RGB or RGBA). */
 int stage_channels(const stage *s, int channels, char *err, size_t err_size);
+/* 1 if the stage takes 16-bit images (and makes 16-bit ones of them). */
+int stage_takes_16bit(const stage *s);
 /* Parses "name[:k=v[:k=v]]", parameters checked (stage_param, stage_check). */
 int stage_parse(stage *s, const char *text, char *err, size_t err_size);
 /* Runs the stage on src into a new image of the right size/channels (*out). On failure returns

@@ -1,6 +1,8 @@
 /* The lumen CLI: every subcommand on generated PNGs, outputs compared with the library's own
  * results, and every error path (exit code, one clear line, no crash).
  * Usage: test_cli PATH_TO_LUMEN WORK_DIR */
+#include <lumen/lumen_io.h>
+
 #include "cli_util.h"
 
 /* run: each pipeline through the CLI equals the library call. */
@@ -287,11 +289,57 @@ static void check_raw_yuv(void) {
     }
 }
 
+/* 16-bit PNGs stay 16-bit through stages that all take them (written by lumen_io, which
+ * test_io checks against libpng), and take the 8-bit path otherwise. */
+static void check_16bit(void) {
+    char in[1024], out[1024];
+    work_path(in, sizeof in, "in16.png");
+    work_path(out, sizeof out, "o16.png");
+    lumen_image *src = NULL, *want = NULL, *got = NULL, *src8 = NULL;
+    uint8_t *px = NULL;
+    CHECK_OK(lumen_image_create_format(45, 31, LUMEN_FORMAT_RGB16, &src));
+    CHECK_OK(lumen_image_map(src, LUMEN_ACCESS_WRITE, &px));
+    for (int y = 0; y < 31; y++)
+        for (int i = 0; i < 45 * 3; i++)
+            ((uint16_t *)(px + y * lumen_image_stride(src)))[i] = (uint16_t)t_rand();
+    CHECK_OK(lumen_io_write(in, src, NULL));
+    CHECK_OK(lumen_image_create_format(30, 20, LUMEN_FORMAT_RGB16, &want));
+    lumen_image *t = NULL;
+    CHECK_OK(lumen_image_create_format(45, 31, LUMEN_FORMAT_RGB16, &t));
+    CHECK_OK(lumen_unsharp_mask(NULL, src, t, 1.5f, 2.0f));
+    CHECK_OK(lumen_resize(NULL, t, want));
+    CHECK(lumen("chain \"unsharp_mask:sigma=1.5:amount=2,resize:w=30:h=20\" in16.png o16.png") == 0,
+          "16-bit chain: %s", err_text);
+    CHECK(strstr(out_text, "16-bit") != NULL, "report: %s", out_text);
+    CHECK_OK(lumen_io_read_flags(out, LUMEN_IO_KEEP_16BIT, &got));
+    CHECK(lumen_image_format(got) == LUMEN_FORMAT_RGB16, "16-bit chain wrote %s",
+          lumen_format_name(lumen_image_format(got)));
+    uint8_t *a = NULL, *b = NULL;
+    CHECK_OK(lumen_image_map(got, LUMEN_ACCESS_READ, &a));
+    CHECK_OK(lumen_image_map(want, LUMEN_ACCESS_READ, &b));
+    int bad = 0;
+    for (int y = 0; a && b && y < 20; y++)
+        bad += memcmp(a + y * lumen_image_stride(got), b + y * lumen_image_stride(want), 30 * 6);
+    CHECK(bad == 0, "16-bit chain differs from the library");
+    lumen_image_destroy(got);
+    /* grayscale takes 8-bit only: the file is read as 8-bit, the result is 8-bit */
+    CHECK(lumen("run grayscale in16.png o16.png") == 0, "%s", err_text);
+    CHECK_OK(lumen_io_read_flags(out, LUMEN_IO_KEEP_16BIT, &got));
+    CHECK_OK(lumen_io_read(in, &src8));
+    lumen_image *g = new_like(src8, 0, 0, 1);
+    CHECK_OK(lumen_grayscale(NULL, src8, g));
+    CHECK(lumen_image_format(got) == LUMEN_FORMAT_GRAY8 && t_same_pixels(got, g),
+          "grayscale of a 16-bit PNG");
+    lumen_image_destroy(g), lumen_image_destroy(got), lumen_image_destroy(src8);
+    lumen_image_destroy(t), lumen_image_destroy(want), lumen_image_destroy(src);
+}
+
 int main(int argc, char **argv) {
     if (!cli_test_init(argc, argv)) return 2;
     check_run();
     check_info_demo();
     check_errors();
     check_raw_yuv();
+    check_16bit();
     return t_summary();
 }

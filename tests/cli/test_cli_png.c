@@ -1,8 +1,11 @@
 /* The lumen CLI's PNG input: files of every colour type and bit depth, written here with libpng's
  * low-level API (with and without gAMA/sRGB chunks, interlaced or not), go through the identity
- * `levels` and must come out with the values computed here: 16-bit samples as round(v / 257),
+ * `levels` and must come out with the values computed here: 16-bit samples as they are (levels
+ * takes 16-bit images, so the CLI keeps them 16-bit; read back with LUMEN_IO_KEEP_16BIT, which
+ * test_io checks against libpng; test_cli checks the 8-bit path of a 16-bit file),
  * no gamma conversion whatever the chunks say, low bit depths and palettes expanded, gray+alpha
  * and transparency (tRNS) as RGBA. Usage: test_cli_png PATH_TO_LUMEN WORK_DIR */
+#include <lumen/lumen_io.h>
 #include <math.h>
 
 #include "cli_util.h"
@@ -80,19 +83,21 @@ static int write_raw(const char *name, const raw_png *r) {
 }
 
 /* The 8-bit image the CLI must read from r, computed from the samples. */
-static lumen_image *expected(const raw_png *r) {
+/* wide: a 16-bit file's samples as they are (a 16-bit image), else by value in 8 bits. */
+static lumen_image *expected(const raw_png *r, int wide) {
     int c = channels_of(r->color_type), alpha = c == 2 || c == 4 || r->ntrans;
     int color = r->color_type & PNG_COLOR_MASK_COLOR;
     int out_c = alpha ? 4 : color ? 3 : 1, max = (1 << r->depth) - 1;
     lumen_image *img = NULL;
     uint8_t *px;
-    if (lumen_image_create(r->w, r->h, out_c, &img) ||
+    wide = wide && r->depth == 16;
+    if (lumen_image_create_format(r->w, r->h, (lumen_format)(out_c | (wide ? 0x1000 : 0)), &img) ||
         lumen_image_map(img, LUMEN_ACCESS_WRITE, &px))
         return NULL;
     for (int y = 0; y < r->h; y++) {
         for (int x = 0; x < r->w; x++) {
             const uint16_t *s = r->samples + ((size_t)y * r->w + x) * c;
-            uint8_t *d = px + (size_t)y * lumen_image_stride(img) + (size_t)x * out_c;
+            uint8_t *d = px + (size_t)y * lumen_image_stride(img) + (size_t)x * out_c * (wide + 1);
             double v[4] = {s[0], s[0], s[0], max}; /* gray */
             if (r->color_type == PNG_COLOR_TYPE_PALETTE) {
                 png_color p = r->palette[s[0]];
@@ -111,7 +116,12 @@ static lumen_image *expected(const raw_png *r) {
                 v[3] = hit ? 0 : max;
             }
             /* By value: 16-bit v -> round(v / 257), n bits -> round(v * 255 / (2^n - 1)). */
-            for (int k = 0; k < out_c; k++) d[k] = (uint8_t)lround(v[k] * 255.0 / max);
+            for (int k = 0; k < out_c; k++) {
+                if (wide)
+                    ((uint16_t *)d)[k] = (uint16_t)v[k];
+                else
+                    d[k] = (uint8_t)lround(v[k] * 255.0 / max);
+            }
         }
     }
     return img;
@@ -127,11 +137,17 @@ static void check_file(const char *what, raw_png *r) {
     snprintf(args, sizeof args, "run levels in.png out.png --backend cpu");
     int rc = lumen(args);
     CHECK(rc == 0, "%s (%s): exit %d: %s", what, chunk_names[r->chunk], rc, err_text);
-    lumen_image *want = expected(r), *got = rc == 0 ? read_png("out.png") : NULL;
+    char out[1024];
+    work_path(out, sizeof out, "out.png");
+    lumen_image *want = expected(r, 1), *got = NULL;
+    if (rc == 0 && r->depth == 16)
+        CHECK_OK(lumen_io_read_flags(out, LUMEN_IO_KEEP_16BIT, &got));
+    else if (rc == 0)
+        got = read_png("out.png");
     if (r->depth <= 8 && r->chunk == NO_CHUNK) { /* what libpng's simplified API reads, as before */
-        lumen_image *simple = read_png("in.png");
-        CHECK(t_same_pixels(simple, want), "%s: the expected values differ from libpng's", what);
-        lumen_image_destroy(simple);
+        lumen_image *simple = read_png("in.png"), *want8 = expected(r, 0);
+        CHECK(t_same_pixels(simple, want8), "%s: the expected values differ from libpng's", what);
+        lumen_image_destroy(simple), lumen_image_destroy(want8);
     }
     int first_bad = -1, wv = 0, gv = 0;
     if (got && want && lumen_image_channels(got) == lumen_image_channels(want)) {
@@ -139,10 +155,14 @@ static void check_file(const char *what, raw_png *r) {
         lumen_image_map(want, LUMEN_ACCESS_READ, &pw);
         lumen_image_map(got, LUMEN_ACCESS_READ, &pg);
         size_t n = (size_t)r->w * lumen_image_channels(want);
+        int wide = lumen_format_element_size(lumen_image_format(want)) == 2;
+        if (wide != (lumen_format_element_size(lumen_image_format(got)) == 2)) first_bad = 0;
         for (int y = 0; y < r->h && first_bad < 0; y++)
             for (size_t i = 0; i < n && first_bad < 0; i++) {
-                wv = pw[y * lumen_image_stride(want) + i];
-                gv = pg[y * lumen_image_stride(got) + i];
+                const uint8_t *rw = pw + y * lumen_image_stride(want),
+                              *rg = pg + y * lumen_image_stride(got);
+                wv = wide ? ((const uint16_t *)rw)[i] : rw[i];
+                gv = wide ? ((const uint16_t *)rg)[i] : rg[i];
                 if (wv != gv) first_bad = (int)(y * n + i);
             }
     }

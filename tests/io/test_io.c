@@ -298,6 +298,61 @@ static void test_png_round_trips(void) {
 
 /* BGR(A) images are written in the files' R, G, B (A) order: read back as RGB(A) with B and R
  * swapped; their JPEG is the RGB image's, byte for byte. */
+/* 16-bit images: written as 16-bit PNG (every sample, checked with libpng), read back whole with
+ * LUMEN_IO_KEEP_16BIT; refused as JPEG, with png_bits 8, and float images anywhere. */
+static void test_16bit_write(void) {
+    const char *p = path_of("w16.png");
+    static const int types[] = {0, PNG_COLOR_TYPE_GRAY, 0, PNG_COLOR_TYPE_RGB,
+                                PNG_COLOR_TYPE_RGB_ALPHA};
+    for (int c = 1; c <= 4; c++) {
+        if (c == 2) continue;
+        int w = 31, h = 7;
+        lumen_image *img = NULL, *back = NULL;
+        uint8_t *px = NULL, *bpx = NULL;
+        CHECK_OK(lumen_image_create_format(w, h, (lumen_format)(0x1000 | c), &img));
+        CHECK_OK(lumen_image_map(img, LUMEN_ACCESS_WRITE, &px));
+        size_t st = lumen_image_stride(img);
+        for (int y = 0; y < h; y++)
+            for (int i = 0; i < w * c; i++) ((uint16_t *)(px + y * st))[i] = (uint16_t)t_rand();
+        CHECK_OK(lumen_io_write(p, img, NULL));
+        int rw, rh, type, depth, bad = 0;
+        uint8_t *d = ref_png_read(p, &rw, &rh, &type, &depth);
+        CHECK(rw == w && rh == h && depth == 16 && type == types[c], "16-bit image header");
+        for (int y = 0; y < h; y++)
+            for (int i = 0; i < w * c; i++) {
+                unsigned v = ((uint16_t *)(px + y * st))[i];
+                const uint8_t *s = d + ((size_t)y * w * c + i) * 2; /* big-endian */
+                bad += ((unsigned)s[0] << 8 | s[1]) != v;
+            }
+        CHECK(bad == 0, "16-bit image, %d channels: %d samples differ in the file", c, bad);
+        free(d);
+        CHECK_OK(lumen_io_read_flags(p, LUMEN_IO_KEEP_16BIT, &back));
+        CHECK_OK(lumen_image_map(back, LUMEN_ACCESS_READ, &bpx));
+        for (int y = 0; bpx && y < h; y++)
+            bad += memcmp(px + y * st, bpx + y * lumen_image_stride(back), (size_t)w * c * 2) != 0;
+        CHECK(bad == 0, "16-bit round trip, %d channels", c);
+        lumen_io_options o8 = {.png_bits = 8}, jpg = {.format = LUMEN_IO_FORMAT_JPEG};
+        void *data = NULL;
+        size_t size = 0;
+        CHECK(lumen_io_encode(img, &o8, &data, &size) == LUMEN_ERROR_INVALID_ARGUMENT,
+              "png_bits 8 for a 16-bit image");
+        if (c != 4)
+            CHECK(lumen_io_encode(img, &jpg, &data, &size) == LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                  "JPEG of a 16-bit image");
+        lumen_image_destroy(img), lumen_image_destroy(back);
+    }
+    lumen_image *f = NULL, *img = NULL;
+    void *data = NULL;
+    size_t size = 0;
+    CHECK_OK(lumen_image_create_format(4, 4, LUMEN_FORMAT_RGBF32, &f));
+    CHECK(lumen_io_encode(f, NULL, &data, &size) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              strstr(lumen_last_error(), "float"),
+          "float image: %s", lumen_last_error());
+    lumen_image_destroy(f);
+    CHECK(lumen_io_read_flags(p, 2, &img) == LUMEN_ERROR_INVALID_ARGUMENT && !img, "flags 2");
+    CHECK(lumen_io_decode_flags(&size, 1, 4, &img) == LUMEN_ERROR_INVALID_ARGUMENT, "flags 4");
+}
+
 static void test_bgr_write(void) {
     for (int c = 3; c <= 4; c++) {
         int w = 37, h = 11;
@@ -343,6 +398,7 @@ static void test_png_decoding(void) {
     const char *p = path_of("made.png");
     enum { W = 23, H = 9 };
     uint8_t rows[H * W * 8], want[H * W * 4];
+    uint16_t want16[H * W * 4];
     lumen_image *img;
     /* 1, 2, 4-bit gray: g * 255 / (2^d - 1); also interlaced. */
     for (int depth = 1; depth <= 4; depth *= 2)
@@ -425,6 +481,7 @@ static void test_png_decoding(void) {
                             int src = c == 4 && k == 3 ? (alpha ? in - 1 : -1) : in >= 3 ? k : 0;
                             unsigned s = src < 0 ? (is_key ? 0 : (1u << depth) - 1) : v[src];
                             o[k] = depth == 16 ? (s + 128) / 257 : s;
+                            want16[(y * W + x) * c + k] = (uint16_t)s;
                         }
                     }
                 png_spec s = {W, H, type, depth, 0, rows, rb};
@@ -435,6 +492,24 @@ static void test_png_decoding(void) {
                 CHECK_OK(lumen_io_read(p, &img));
                 CHECK(same(img, W, H, c, want), "type %d, %d-bit, tRNS %d", type, depth, trns);
                 check_probe(p, img, LUMEN_IO_FORMAT_PNG, "colour types and depths");
+                lumen_image_destroy(img);
+                /* LUMEN_IO_KEEP_16BIT: 16-bit files keep every sample, 8-bit ones stay 8-bit */
+                img = NULL;
+                CHECK_OK(lumen_io_read_flags(p, LUMEN_IO_KEEP_16BIT, &img));
+                int es = lumen_format_element_size(lumen_image_format(img));
+                uint8_t *px = NULL;
+                CHECK(es == depth / 8 && lumen_image_channels(img) == c, "keep 16: %d-bit -> %d",
+                      depth, es);
+                CHECK_OK(lumen_image_map(img, LUMEN_ACCESS_READ, &px));
+                int bad = 0;
+                for (int y = 0; px && y < H; y++)
+                    for (int i = 0; i < W * c; i++) {
+                        const uint8_t *r = px + y * lumen_image_stride(img);
+                        unsigned got = es == 2 ? ((const uint16_t *)r)[i] : r[i];
+                        bad += got != (depth == 16 ? want16[y * W * c + i] : want[y * W * c + i]);
+                    }
+                CHECK(bad == 0, "keep 16: type %d, %d-bit, tRNS %d: %d samples differ", type, depth,
+                      trns, bad);
                 lumen_image_destroy(img);
             }
 }
@@ -1129,6 +1204,7 @@ int main(int argc, char **argv) {
     test_formats();
     test_png_round_trips();
     test_bgr_write();
+    test_16bit_write();
     test_png_decoding();
     test_jpeg();
     test_bad_files();

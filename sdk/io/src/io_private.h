@@ -17,7 +17,8 @@ typedef struct io_src {
     size_t size, pos;
     unsigned char head[8];
     size_t head_len, head_pos;
-    int err; /* errno of a failed read, else 0 */
+    int err;    /* errno of a failed read, else 0 */
+    int keep16; /* decoding: a 16-bit PNG stays 16-bit (LUMEN_IO_KEEP_16BIT) */
 } io_src;
 
 /* Reads up to n bytes; fewer only at the end of the data or on a read error (err set). */
@@ -44,7 +45,8 @@ void io_strerror(int err, char *reason, size_t size);
 typedef struct io_pixels {
     const unsigned char *px;
     int w, h, c;
-    int bgr; /* channels B, G, R (A): written as R, G, B (A) */
+    int bgr;  /* channels B, G, R (A): written as R, G, B (A) */
+    int bits; /* of a sample: 8, or 16 (native byte order) */
     size_t stride;
 } io_pixels;
 
@@ -60,9 +62,9 @@ lumen_status io_jpeg_encode(io_sink *sink, const io_pixels *p, int quality, char
 /* LUMEN_OK if a w x h x c image is within Lumen's limits (as lumen_image_create's stride would
  * be), else UNSUPPORTED_FORMAT (CORRUPT_DATA for a 0 size) with the reason. */
 lumen_status io_check_size(unsigned long w, unsigned long h, int c, char *reason);
-/* A new image of w x h x c for a decoder, mapped for writing; UNSUPPORTED_FORMAT beyond Lumen's
- * limits, checked before allocating. */
-lumen_status io_new_image(unsigned long w, unsigned long h, int c, lumen_image **out,
+/* A new image of w x h x c samples of `bits` (8 or 16) for a decoder, mapped for writing;
+ * UNSUPPORTED_FORMAT beyond Lumen's limits, checked before allocating. */
+lumen_status io_new_image(unsigned long w, unsigned long h, int c, int bits, lumen_image **out,
                           unsigned char **px, char *reason);
 
 #endif

@@ -147,7 +147,7 @@ static lumen_status decode(jpeg_ctx *c, lumen_io_info *info, lumen_image **out) 
     }
     unsigned char *px;
     if ((c->status =
-             io_new_image(d->image_width, d->image_height, channels, &c->img, &px, c->reason)))
+             io_new_image(d->image_width, d->image_height, channels, 8, &c->img, &px, c->reason)))
         longjmp(c->jmp, 1);
     jpeg_start_decompress(d);
     size_t stride = lumen_image_stride(c->img);

@@ -81,11 +81,12 @@ lumen_status io_check_size(unsigned long w, unsigned long h, int c, char *reason
     return LUMEN_OK;
 }
 
-lumen_status io_new_image(unsigned long w, unsigned long h, int c, lumen_image **out,
+lumen_status io_new_image(unsigned long w, unsigned long h, int c, int bits, lumen_image **out,
                           unsigned char **px, char *reason) {
-    lumen_status st = io_check_size(w, h, c, reason);
+    lumen_status st = io_check_size(w, h, bits == 16 ? 2 * c : c, reason);
     if (st) return st;
-    st = lumen_image_create((int)w, (int)h, c, out);
+    st = lumen_image_create_format((int)w, (int)h, (lumen_format)(c | (bits == 16 ? 0x1000 : 0)),
+                                   out);
     if (!st) st = lumen_image_map(*out, LUMEN_ACCESS_WRITE, px);
     if (st) {
         snprintf(reason, IO_REASON_SIZE, "%s", lumen_last_error());
@@ -195,23 +196,50 @@ static lumen_status decode_file(const char *fn, const char *path, lumen_io_info 
     return status;
 }
 
-lumen_status lumen_io_read(const char *path, lumen_image **out) {
-    static const char fn[] = "lumen_io_read";
+static lumen_status read_flags(const char *fn, const char *path, unsigned flags,
+                               lumen_image **out) {
     if (out) *out = NULL;
     if (!path) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "path is NULL");
     if (!out) return fail(fn, path, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (flags & ~LUMEN_IO_KEEP_16BIT)
+        return fail(fn, path, LUMEN_ERROR_INVALID_ARGUMENT, "unknown flags");
+    FILE *f;
+    lumen_status st = open_for_reading(fn, path, &f);
+    if (st) return st;
+    io_src src = {.f = f, .keep16 = (flags & LUMEN_IO_KEEP_16BIT) != 0};
     lumen_io_info info;
-    return decode_file(fn, path, &info, out);
+    st = decode(fn, path, &src, &info, out);
+    fclose(f);
+    return st;
 }
 
-lumen_status lumen_io_decode(const void *data, size_t size, lumen_image **out) {
-    static const char fn[] = "lumen_io_decode";
+static lumen_status decode_flags(const char *fn, const void *data, size_t size, unsigned flags,
+                                 lumen_image **out) {
     if (out) *out = NULL;
     if (!data) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
     if (!out) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
-    io_src src = {.data = data, .size = size};
+    if (flags & ~LUMEN_IO_KEEP_16BIT)
+        return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "unknown flags");
+    io_src src = {.data = data, .size = size, .keep16 = (flags & LUMEN_IO_KEEP_16BIT) != 0};
     lumen_io_info info;
     return decode(fn, NULL, &src, &info, out);
+}
+
+lumen_status lumen_io_read(const char *path, lumen_image **out) {
+    return read_flags("lumen_io_read", path, 0, out);
+}
+
+lumen_status lumen_io_read_flags(const char *path, unsigned flags, lumen_image **out) {
+    return read_flags("lumen_io_read_flags", path, flags, out);
+}
+
+lumen_status lumen_io_decode(const void *data, size_t size, lumen_image **out) {
+    return decode_flags("lumen_io_decode", data, size, 0, out);
+}
+
+lumen_status lumen_io_decode_flags(const void *data, size_t size, unsigned flags,
+                                   lumen_image **out) {
+    return decode_flags("lumen_io_decode_flags", data, size, flags, out);
 }
 
 lumen_status lumen_io_probe(const char *path, lumen_io_info *info) {
@@ -268,9 +296,17 @@ static lumen_status prepare(const char *fn, const char *path, lumen_image *img,
     p->c = lumen_image_channels(img), p->stride = lumen_image_stride(img);
     p->bgr = lumen_image_format(img) == LUMEN_FORMAT_BGR8 ||
              lumen_image_format(img) == LUMEN_FORMAT_BGRA8;
-    if (lumen_format_element_size(lumen_image_format(img)) != 1)
+    int es = lumen_format_element_size(lumen_image_format(img));
+    p->bits = 8 * es;
+    if (es == 4)
         return fail(fn, name, LUMEN_ERROR_UNSUPPORTED_FORMAT,
-                    "images of 8-bit formats only (16-bit and float images are not written yet)");
+                    "a float image (PNG and JPEG hold 8- and 16-bit samples)");
+    if (es == 2 && *format == LUMEN_IO_FORMAT_JPEG)
+        return fail(fn, name, LUMEN_ERROR_UNSUPPORTED_FORMAT, "JPEG holds 8-bit samples, not 16");
+    if (es == 2 && opt.png_bits == 8)
+        return fail(fn, name, LUMEN_ERROR_INVALID_ARGUMENT,
+                    "options->png_bits 8 for a 16-bit image (written as 16-bit PNG)");
+    if (es == 2) *bits = 16;
     if (*format == LUMEN_IO_FORMAT_JPEG && p->c == 4)
         return fail(fn, name, LUMEN_ERROR_UNSUPPORTED_FORMAT, "JPEG holds 1 or 3 channels, not 4");
     uint8_t *px = NULL;

@@ -93,7 +93,11 @@ static lumen_status decode(png_ctx *c, lumen_io_info *info, lumen_image **out) {
     if (type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(c->png);
     if (type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(c->png);
     if (trns) png_set_tRNS_to_alpha(c->png);
-    if (depth == 16) png_set_scale_16(c->png); /* round(v / 257) */
+    int keep16 = depth == 16 && c->src->keep16;
+    if (keep16)
+        png_set_swap(c->png); /* 16-bit samples in the host's (little-endian) order */
+    else if (depth == 16)
+        png_set_scale_16(c->png); /* round(v / 257) */
     if (!(type & PNG_COLOR_MASK_COLOR) && ((type & PNG_COLOR_MASK_ALPHA) || trns))
         png_set_gray_to_rgb(c->png); /* gray + alpha -> RGBA */
     png_set_interlace_handling(c->png);
@@ -106,7 +110,7 @@ static lumen_status decode(png_ctx *c, lumen_io_info *info, lumen_image **out) {
         return LUMEN_OK;
     }
     unsigned char *px;
-    if ((c->status = io_new_image(w, h, channels, &c->img, &px, c->reason)))
+    if ((c->status = io_new_image(w, h, channels, keep16 ? 16 : 8, &c->img, &px, c->reason)))
         png_error(c->png, "image");
     if (!(c->rows = malloc(h * sizeof *c->rows))) c->oom = 1, png_error(c->png, "no memory");
     size_t stride = lumen_image_stride(c->img);
@@ -151,14 +155,16 @@ static lumen_status encode(png_ctx *c, const io_pixels *p, int bits) {
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(c->png, c->info);
     if (p->bgr) png_set_bgr(c->png);
+    if (p->bits == 16) png_set_swap(c->png); /* the image's samples are little-endian */
     size_t n = (size_t)p->w * p->c;
-    if (bits == 16 && !(c->wide = malloc(2 * n))) c->oom = 1, png_error(c->png, "no memory");
+    int widen = bits == 16 && p->bits == 8;
+    if (widen && !(c->wide = malloc(2 * n))) c->oom = 1, png_error(c->png, "no memory");
     png_bytep wide = c->wide;
     for (int y = 0; y < p->h; y++) {
         const unsigned char *row = p->px + (size_t)y * p->stride;
-        if (bits == 16) /* v * 257, big-endian: both bytes v */
+        if (widen) /* v * 257, big-endian: both bytes v */
             for (size_t i = 0; i < n; i++) wide[2 * i] = wide[2 * i + 1] = row[i];
-        png_write_row(c->png, bits == 16 ? wide : row);
+        png_write_row(c->png, (png_bytep)(widen ? wide : row));
     }
     png_write_end(c->png, NULL);
     png_destroy_write_struct(&c->png, &c->info);

@@ -56,8 +56,10 @@ typedef enum lumen_io_format {
 /** How to write. Zero-initialise and set what you need: every 0 means the default. */
 typedef struct lumen_io_options {
     lumen_io_format format; /**< AUTO (0): from the extension; lumen_io_encode: PNG */
-    int png_bits;           /**< 8 (0: 8) or 16 (each 8-bit sample v stored as v * 257) */
-    int jpeg_quality;       /**< 1 .. 100 (0: 90) */
+    int png_bits;     /**< 8 (0: 8) or 16 (each 8-bit sample v stored as v * 257); a 16-bit image
+                           (since 1.4) is always written as 16-bit PNG (0 or 16; 8: INVALID_ARGUMENT),
+                           and neither JPEG nor float images are (UNSUPPORTED_FORMAT) */
+    int jpeg_quality; /**< 1 .. 100 (0: 90) */
 } lumen_io_options;
 
 /** What lumen_io_probe finds in a file's headers (since 1.2). */
@@ -68,11 +70,20 @@ typedef struct lumen_io_info {
     int channels;           /**< 1, 3 or 4, as lumen_io_read would return (0 after a failure) */
 } lumen_io_info;
 
-/** Reads a PNG or JPEG file into a new image (1, 3 or 4 channels, in host memory). *out is NULL
- * on failure; destroy the image with lumen_image_destroy. */
+/** Reads a PNG or JPEG file into a new image (1, 3 or 4 channels, 8-bit: a 16-bit PNG's samples
+ * are rounded to v / 257, in host memory). *out is NULL on failure; destroy the image with
+ * lumen_image_destroy. */
 LUMEN_IO_API lumen_status lumen_io_read(const char *path, lumen_image **out);
 /** The same from size bytes in memory. */
 LUMEN_IO_API lumen_status lumen_io_decode(const void *data, size_t size, lumen_image **out);
+
+#define LUMEN_IO_KEEP_16BIT 1u /**< a 16-bit PNG becomes a GRAY16, RGB16 or RGBA16 image */
+/** lumen_io_read and lumen_io_decode with flags (since 1.4): 0 or LUMEN_IO_KEEP_16BIT (other bits:
+ * INVALID_ARGUMENT). 8-bit files and JPEG give 8-bit images either way. */
+LUMEN_IO_API lumen_status lumen_io_read_flags(const char *path, unsigned flags, lumen_image **out);
+/** lumen_io_decode with flags (since 1.4), as lumen_io_read_flags. */
+LUMEN_IO_API lumen_status lumen_io_decode_flags(const void *data, size_t size, unsigned flags,
+                                                lumen_image **out);
 
 /** The format, size and channels of a PNG or JPEG file, from its headers only, without decoding
  * or allocating the image (since 1.2): check width * height before lumen_io_read when files come
