@@ -452,6 +452,30 @@ std::vector<Case> cases() {
         v.push_back(c);
     }
     {
+        // Camera frame to a half-size preview: Lumen in one pass, the peers convert then resize.
+        Case c{"yuv_to_rgb (resize)", "NV12 BT.601 limited, x1/2", {3, 4}, 1, 2};
+        c.nv12 = true;
+        c.lumen = [](lumen_context *x, Img &s, Img &d) {
+            int h = s.h * 2 / 3;
+            lumen_yuv_frame f = {LUMEN_YUV_NV12, s.w, h, {s.p, s.p + s.stride * h, nullptr}, {s.stride, s.stride, 0}};
+            return lumen_yuv_to_rgb(x, &f, d.li, LUMEN_YUV_BT601_LIMITED);
+        };
+        c.plain = [](const Img &s, Img &d) {
+            Img full(s.w, s.h * 2 / 3, d.c);
+            pc_nv12_to_rgb(s.pc(), full.pc());
+            pc_resize(full.pc(), d.pc());
+        };
+        c.peers = {
+            {"cv::cvtColor NV12 + cv::resize INTER_LINEAR", kCv, 2, false, true, "two passes", [](const Img &s, Img &d) {
+                 cv::Mat rgb, o = d.mat();
+                 cv::cvtColor(s.mat(), rgb, d.c == 4 ? cv::COLOR_YUV2RGBA_NV12 : cv::COLOR_YUV2RGB_NV12);
+                 cv::resize(rgb, o, o.size(), 0, 0, cv::INTER_LINEAR);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
+    {
         Case c{"rgb_to_yuv", "I420 BT.601 limited", {3, 4}};
         c.i420 = true;
         c.lumen = [](lumen_context *x, Img &s, Img &d) {

@@ -190,8 +190,9 @@ for label, fn in (("no-op Python call", lambda: None), ("cv2.LUT on 1x1", lambda
 t_start = time.perf_counter()
 for name, params, size, fmt in cases:
     # Not from Python: cv2's RGB2YUV_I420 chroma is not Lumen's (bench.cpp times it, uncounted),
-    # and a numpy slice reaches OpenCV without its parent, so a "ROI" there clamps at its edges.
-    if name in ("rgb_to_yuv", "gaussian_blur (view)"):
+    # a numpy slice reaches OpenCV without its parent, so a "ROI" there clamps at its edges, and
+    # the fused yuv_to_rgb (resize) has its C++ two-pass peer only.
+    if name in ("rgb_to_yuv", "gaussian_blur (view)", "yuv_to_rgb (resize)"):
         continue
     wd, ht = map(int, size.split("x"))
     c = {"gray": 1, "rgb": 3, "rgba": 4}[fmt]

@@ -97,4 +97,17 @@ inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target
     f.specialize_fail("lumen: unsupported channel count");
 }
 
+// Bilinear taps of resize (OpenCV INTER_LINEAR pixel centres): f(i) = {first source index,
+// second, Q11 weight of the second} for output index i of out_extent over in_extent. 64-bit so
+// that (2i + 1) * in_extent cannot overflow for any image Lumen accepts.
+inline void resize_taps(Func f, Var i, Expr in_extent, Expr out_extent) {
+    Expr n = cast<int64_t>(in_extent), m = cast<int64_t>(out_extent);
+    Expr num = max(cast<int64_t>(0), (2 * cast<int64_t>(i) + 1) * n - m);
+    Expr den = 2 * m;
+    Expr t0 = min(num / den, n - 1);
+    Expr t1 = min(t0 + 1, n - 1);
+    Expr w1 = ((num % den) * 2048 + m) / den;
+    f(i) = {cast<int32_t>(t0), cast<int32_t>(t1), cast<int32_t>(w1)};
+}
+
 }  // namespace lumen

@@ -18,8 +18,8 @@ public:
     void generate() {
         Var c("c"), x("x"), y("y"), i("i");
         Func xs("xs"), ys("ys");  // per column / row: {first tap, second tap, Q11 weight of second}
-        taps(xs, i, input.dim(1).extent(), out_width);
-        taps(ys, i, input.dim(2).extent(), out_height);
+        lumen::resize_taps(xs, i, input.dim(1).extent(), out_width);
+        lumen::resize_taps(ys, i, input.dim(2).extent(), out_height);
 
         // Rows first, then columns: the same exact integer as the formula above (no rounding in
         // between), so each output row needs one blended input row v and two taps into it.
@@ -184,21 +184,9 @@ private:
         }
         s.specialize_fail("lumen: unsupported channel count");
     }
-
-public:
-    // 64-bit so that (2i + 1) * in_extent cannot overflow for any image Lumen accepts.
-    static void taps(Func f, Var i, Expr in_extent, Expr out_extent) {
-        Expr n = cast<int64_t>(in_extent), m = cast<int64_t>(out_extent);
-        Expr num = max(cast<int64_t>(0), (2 * cast<int64_t>(i) + 1) * n - m);
-        Expr den = 2 * m;
-        Expr t0 = min(num / den, n - 1);
-        Expr t1 = min(t0 + 1, n - 1);
-        Expr w1 = ((num % den) * 2048 + m) / den;
-        f(i) = {cast<int32_t>(t0), cast<int32_t>(t1), cast<int32_t>(w1)};
-    }
 };
 
-// 16-bit and float images (lumen_resize_u16, lumen_resize_f32), the taps above: u16 the same
+// 16-bit and float images (lumen_resize_u16, lumen_resize_f32), the same taps: u16 the same
 // integers (the second stage in 64 bits); f32 rows first, v = (wy0 p0 + wy1 p1) / 2048, then
 // (wx0 v0 + wx1 v1) / 2048, in float. CPU: per output row, its blended source row v (vectorized),
 // then the row's gathers; GPU: 2D tiles, v inlined.
@@ -215,8 +203,8 @@ public:
     void generate() {
         Var c("c"), x("x"), y("y"), i("i");
         Func xs("xs"), ys("ys"), v("v");
-        Resize::taps(xs, i, input.dim(1).extent(), out_width);
-        Resize::taps(ys, i, input.dim(2).extent(), out_height);
+        lumen::resize_taps(xs, i, input.dim(1).extent(), out_width);
+        lumen::resize_taps(ys, i, input.dim(2).extent(), out_height);
         Expr in_w = input.dim(1).extent(), in_h = input.dim(2).extent();
         auto in = [&](Expr yy) { return input(c, x, unsafe_promise_clamped(yy, 0, in_h - 1)); };
         auto at = [&](Expr xx) { return unsafe_promise_clamped(xx, 0, in_w - 1); };

@@ -66,11 +66,69 @@ public:
         output.specialize_fail("lumen: unsupported channel count or chroma stride");
         // The chroma row's terms once per pair of rows; j unrolled, so each term is written as
         // two stride-2 stores that Halide merges into one interleaving store.
-        up.compute_at(output, yi).bound(j, 0, 2).reorder(j, x, y).unroll(j).vectorize(
-            x, vec / 2, TailStrategy::GuardWithIf);
+        up.compute_at(output, yi)
+            .bound(j, 0, 2)
+            .reorder(j, x, y)
+            .unroll(j)
+            .vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+    }
+};
+
+// yuv_to_rgb_resize: the frame converted as above, then resized as resize.cpp does (the same
+// taps and integers, out = (wy0 (wx0 p00 + wx1 p01) + wy1 (...) + 2^21) >> 22), in one pass: bit
+// for bit lumen_resize of the frame-size conversion, with no full-size RGB image. CPU: per output
+// row, its two source rows converted and blended (v) over the frame's width; GPU: all inline.
+class YuvToRgbResize : public Generator<YuvToRgbResize> {
+public:
+    Input<Buffer<uint8_t>> luma{"luma", 2};
+    Input<Buffer<uint8_t>> cb{"cb", 2};
+    Input<Buffer<uint8_t>> cr{"cr", 2};
+    Input<int32_t> y_offset{"y_offset"};
+    Input<int32_t> cy{"cy"}, crv{"crv"}, cgu{"cgu"}, cgv{"cgv"}, cbu{"cbu"};
+    Input<bool> bgr{"bgr"};
+    Input<int> out_width{"out_width"};
+    Input<int> out_height{"out_height"};
+    Output<Buffer<uint8_t>> output{"output", 3};
+
+    void generate() {
+        Var c("c"), x("x"), y("y"), i("i");
+        Expr w = luma.dim(0).extent(), h = luma.dim(1).extent();
+        Func rgb("rgb"), xs("xs"), ys("ys"), v("v");
+        Expr u = cast<int32_t>(cb(x / 2, y / 2)) - 128, vv = cast<int32_t>(cr(x / 2, y / 2)) - 128;
+        Expr yq = cy * (cast<int32_t>(luma(x, y)) - y_offset);
+        auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
+        Expr r = q(yq + crv * vv), g = q(yq - (cgu * u + cgv * vv)), b = q(yq + cbu * u);
+        rgb(c, x, y) = select(c == 0, select(bgr, b, r), c == 1, g, c == 2, select(bgr, r, b), 255);
+
+        lumen::resize_taps(xs, i, w, out_width);
+        lumen::resize_taps(ys, i, h, out_height);
+        auto in = [](Expr e, Expr n) { return unsafe_promise_clamped(e, 0, n - 1); };
+        Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
+        v(c, x, y) = wy0 * rgb(c, x, in(ys(y)[0], h)) + wy1 * rgb(c, x, in(ys(y)[1], h));
+        Expr sum = wx0 * v(c, in(xs(x)[0], w), y) + wx1 * v(c, in(xs(x)[1], w), y);
+        output(c, x, y) = cast<uint8_t>((sum + (1 << 21)) >> 22);
+
+        lumen::interleaved(output);
+        lumen::planes_420(luma, cb, cr);
+        output.dim(1).set_extent(out_width);
+        output.dim(2).set_extent(out_height);
+        Expr channels = output.dim(0).extent();
+        const Target &t = get_target();
+        int vec = natural_vector_size<int32_t>();
+        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), t, c, x, y, vec,
+                                    {3, 4}, TailStrategy::GuardWithIf);
+        if (!t.has_gpu_feature()) {
+            xs.compute_root();
+            ys.compute_root();
+            v.compute_at(output, Var("yi"))
+                .reorder_storage(x, c, y)
+                .reorder(x, c, y)
+                .vectorize(x, vec, TailStrategy::GuardWithIf);
+        }
     }
 };
 
 }  // namespace
 
 HALIDE_REGISTER_GENERATOR(YuvToRgb, lumen_yuv_to_rgb)
+HALIDE_REGISTER_GENERATOR(YuvToRgbResize, lumen_yuv_to_rgb_resize)

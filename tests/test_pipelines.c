@@ -190,7 +190,8 @@ static void t_frame_free(t_frame *t) {
 }
 
 /* YUV frames both ways, every layout, space and RGB format, against the reference (exact,
- * padding untouched); and yuv_to_rgb within 1 of the real-valued conversion. */
+ * padding untouched), yuv_to_rgb also to other sizes (resize of the reference); and yuv_to_rgb
+ * within 1 of the real-valued conversion. */
 static void check_yuv(void) {
     static const int sizes[][2] = {{2, 2}, {6, 4}, {34, 18}, {130, 66}, {258, 6}};
     static const lumen_format fmts[] = {LUMEN_FORMAT_RGB8, LUMEN_FORMAT_BGR8, LUMEN_FORMAT_RGBA8,
@@ -220,6 +221,24 @@ static void check_yuv(void) {
                 int pad_ok, max = t_compare(&out, want, &n_diff, &pad_ok);
                 CHECK(max == 0 && pad_ok, "yuv_to_rgb %s: max diff %d, %ld differ", what, max,
                       n_diff);
+                /* to another size: converted and resized in one pass, as resize of the above */
+                int rs[2][2] = {{w / 2 + 1, h / 2 + 1}, {2 * w + 3, h + 5}};
+                for (int k = 0; k < 2; k++) {
+                    int ow = rs[k][0], oh = rs[k][1];
+                    t_image rout = t_image_new(ow, oh, c, pad, 0);
+                    lumen_image *ro = NULL;
+                    CHECK_OK(lumen_image_wrap_format(rout.mem, ow, oh, fmt, rout.ref.stride, &ro));
+                    CHECK_OK(lumen_yuv_to_rgb(ctx, &fr.f, ro, (lumen_yuv_space)space));
+                    CHECK_OK(lumen_image_map(ro, LUMEN_ACCESS_READ, &p));
+                    ref_image rwant = {malloc((size_t)ow * oh * c), ow, oh, c, (size_t)ow * c};
+                    ref_resize(want, rwant);
+                    max = t_compare(&rout, rwant, &n_diff, &pad_ok);
+                    CHECK(max == 0 && pad_ok, "yuv_to_rgb %s to %dx%d: max diff %d, %ld differ",
+                          what, ow, oh, max, n_diff);
+                    free(rwant.data);
+                    lumen_image_destroy(ro);
+                    t_image_free(&rout);
+                }
                 /* the real-valued conversion */
                 double kr = space <= 2 ? 0.299 : 0.2126, kb = space <= 2 ? 0.114 : 0.0722;
                 int lim = space % 2;

@@ -23,6 +23,7 @@
 #include "lumen__unsharp_mask_f32_cpu.h"
 #include "lumen__unsharp_mask_u16_cpu.h"
 #include "lumen__yuv_to_rgb_cpu.h"
+#include "lumen__yuv_to_rgb_resize_cpu.h"
 
 /* Each pipeline's Halide functions by backend (index = lumen_backend); NULL = not built. */
 #if LUMEN__HAVE_CUDA
@@ -43,6 +44,7 @@
 #  include "lumen__unsharp_mask_f32_cuda.h"
 #  include "lumen__unsharp_mask_u16_cuda.h"
 #  include "lumen__yuv_to_rgb_cuda.h"
+#  include "lumen__yuv_to_rgb_resize_cuda.h"
 #else
 #  define LUMEN__CUDA(p) NULL
 #endif
@@ -64,6 +66,7 @@
 #  include "lumen__unsharp_mask_opencl.h"
 #  include "lumen__unsharp_mask_u16_opencl.h"
 #  include "lumen__yuv_to_rgb_opencl.h"
+#  include "lumen__yuv_to_rgb_resize_opencl.h"
 #else
 #  define LUMEN__OPENCL(p) NULL
 #endif
@@ -476,16 +479,18 @@ static lumen_status check_frame(lumen__call *call, const lumen_yuv_frame *f, con
     return LUMEN_OK;
 }
 
-/* The image and the frame's planes: sizes, formats, overlaps (name: the image's argument). */
+/* The image and the frame's planes: sizes (any_size: any), formats, overlaps (name: the image's
+ * argument). */
 static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *f,
-                                      const lumen_image *img, const char *name, size_t bytes[3]) {
+                                      const lumen_image *img, const char *name, size_t bytes[3],
+                                      int any_size) {
     int c = lumen_image_channels(img);
     if ((c != 3 && c != 4) || elem_size(img) != 1) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "%s is %s (RGB8, BGR8, RGBA8 or BGRA8 taken)", name,
                            lumen_format_name(img->format));
     }
-    if (lumen_image_width(img) != f->width || lumen_image_height(img) != f->height) {
+    if (!any_size && (lumen_image_width(img) != f->width || lumen_image_height(img) != f->height)) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "%s is %dx%d but the frame is %dx%d",
                            name, lumen_image_width(img), lumen_image_height(img), f->width,
                            f->height);
@@ -564,7 +569,10 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
                               lumen_yuv_space space) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, int32_t, int32_t,
                         int32_t, int32_t, bool, buf_t *);
+    typedef int (*fnr_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, int32_t,
+                         int32_t, int32_t, int32_t, bool, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(yuv_to_rgb);
+    static const fnr_t fnsr[] = LUMEN__TABLE(yuv_to_rgb_resize);
     lumen__call call;
     lumen__begin(&call, "lumen_yuv_to_rgb", ctx);
     lumen_backend b;
@@ -573,7 +581,7 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     lumen_status st = src ? lumen__check_image(&call, dst, "dst")
                           : lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "src is NULL");
     if (!st) st = check_frame(&call, src, "src", space, pl, bytes, 0);
-    if (!st) st = check_frame_image(&call, src, dst, "dst", bytes);
+    if (!st) st = check_frame_image(&call, src, dst, "dst", bytes, 1);
     if (st) return st;
     args_t a;
     chroma_t ch;
@@ -581,11 +589,16 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     yuv_space k = space_of(space);
     double kr = k.kr, kb = k.kb, kg = k.kg;
     double sy = k.limited ? 255.0 / 219.0 : 1.0, sc = k.limited ? 255.0 / 224.0 : 1.0;
+    int32_t y0 = k.limited ? 16 : 0, cy = q16(sy), crv = q16(2 * sc * (1 - kr));
+    int32_t cgu = q16(2 * sc * kb * (1 - kb) / kg), cgv = q16(2 * sc * kr * (1 - kr) / kg);
+    int32_t cbu = q16(2 * sc * (1 - kb)), w = lumen_image_width(dst), h = lumen_image_height(dst);
     int rc = chroma_stage(&call, b, pl, &ch);
-    if (!rc)
-        rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, k.limited ? 16 : 0, q16(sy),
-                    q16(2 * sc * (1 - kr)), q16(2 * sc * kb * (1 - kb) / kg),
-                    q16(2 * sc * kr * (1 - kr) / kg), q16(2 * sc * (1 - kb)), is_bgr(dst), a.dst);
+    if (!rc && w == src->width && h == src->height)
+        rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, y0, cy, crv, cgu, cgv, cbu,
+                    is_bgr(dst), a.dst);
+    else if (!rc) /* another size: converted and resized in one pass */
+        rc = fnsr[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, y0, cy, crv, cgu, cgv, cbu,
+                     is_bgr(dst), w, h, a.dst);
     return chroma_done(pl, &ch, release_planes(&call, pl, finish(&call, &a, rc)));
 }
 
@@ -602,7 +615,7 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     lumen_status st = lumen__check_image(&call, src, "src");
     if (!st && !dst) st = lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "dst is NULL");
     if (!st) st = check_frame(&call, dst, "dst", space, pl, bytes, 1);
-    if (!st) st = check_frame_image(&call, dst, src, "src", bytes);
+    if (!st) st = check_frame_image(&call, dst, src, "src", bytes, 0);
     for (int i = 0; !st && i < 3; i++) {
         for (int j = 0; !st && j < i; j++) {
             const uint8_t *a = dst->planes[i], *c = dst->planes[j];

@@ -372,7 +372,9 @@ typedef struct lumen_yuv_frame {
     size_t strides[3];       /**< bytes between rows of each plane */
 } lumen_yuv_frame;
 
-/** A frame to RGB8, BGR8, RGBA8 or BGRA8 (alpha 255) by dst's format; dst: the frame's size.
+/** A frame to RGB8, BGR8, RGBA8 or BGRA8 (alpha 255) by dst's format; dst: the frame's size, or
+ * (since 1.4) any other: then the frame is converted and resized in one pass, bit for bit
+ * lumen_resize of the frame-size conversion, with no full-size RGB image in between.
  * Each pixel takes the U and V of its 2x2 block (as OpenCV's cvtColor). In Q16 integers, with
  * sy = 255/219, sc = 255/224 and y0 = 16 for limited range (1, 1, 0 for full), Kg = 1 - Kr - Kb,
  * and round(v) = floor(v * 65536 + 0.5): cy = round(sy), crv = round(2 sc (1 - Kr)),
@@ -382,8 +384,8 @@ typedef struct lumen_yuv_frame {
  * B = q(Yq + cbu u). Within 1 of the real-valued conversion. Errors, in this order:
  * INVALID_ARGUMENT (src or dst NULL, a plane NULL); UNSUPPORTED_FORMAT (unknown layout or space;
  * width or height odd, or outside 2..LUMEN_MAX_DIMENSION); INVALID_ARGUMENT (a stride too small, a
- * plane over 2^31 - 1 bytes); UNSUPPORTED_FORMAT (dst not 3 or 4 channels); SIZE_MISMATCH (dst's
- * size); INVALID_ARGUMENT (dst overlaps a plane); then those of every pipeline
+ * plane over 2^31 - 1 bytes); UNSUPPORTED_FORMAT (dst not 3 or 4 channels, not 8-bit);
+ * INVALID_ARGUMENT (dst overlaps a plane); then those of every pipeline
  * (BACKEND_UNAVAILABLE, DEVICE, ...). Nothing is written on failure. Runs on the context's backend
  * like the other pipelines (a GPU uploads the planes each call and leaves dst on the device). */
 LUMEN_API lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src,
