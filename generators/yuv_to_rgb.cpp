@@ -93,18 +93,26 @@ public:
     void generate() {
         Var c("c"), x("x"), y("y"), i("i");
         Expr w = luma.dim(0).extent(), h = luma.dim(1).extent();
-        Func rgb("rgb"), xs("xs"), ys("ys"), v("v");
-        Expr u = cast<int32_t>(cb(x / 2, y / 2)) - 128, vv = cast<int32_t>(cr(x / 2, y / 2)) - 128;
-        Expr yq = cy * (cast<int32_t>(luma(x, y)) - y_offset);
-        auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
-        Expr r = q(yq + crv * vv), g = q(yq - (cgu * u + cgv * vv)), b = q(yq + cbu * u);
-        rgb(c, x, y) = select(c == 0, select(bgr, b, r), c == 1, g, c == 2, select(bgr, r, b), 255);
-
+        Func rgb("rgb"), xs("xs"), ys("ys"), v("v"), up("up");
+        Var j("j"), k("k");
         lumen::resize_taps(xs, i, w, out_width);
         lumen::resize_taps(ys, i, h, out_height);
         auto in = [](Expr e, Expr n) { return unsafe_promise_clamped(e, 0, n - 1); };
+        // Indexed by output row y and k = 0, 1: its two source rows (and their chroma rows), so
+        // that computing them per output row computes just those.
+        Expr yk = in(select(k == 0, ys(y)[0], ys(y)[1]), h);
+        // The chroma terms stored twice, as yuv_to_rgb does (dense loads at address x).
+        Expr u = cast<int32_t>(cb(x, yk / 2)) - 128, vv = cast<int32_t>(cr(x, yk / 2)) - 128;
+        up(j, x, k, y) = {crv * vv, cgu * u + cgv * vv, cbu * u};
+        auto term = [&](int t) { return up(x % 2, x / 2, k, y)[t]; };
+        Expr yq = cy * (cast<int32_t>(luma(x, yk)) - y_offset);
+        auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
+        Expr r = q(yq + term(0)), g = q(yq - term(1)), b = q(yq + term(2));
+        rgb(c, x, k, y) =
+            select(c == 0, select(bgr, b, r), c == 1, g, c == 2, select(bgr, r, b), 255);
+
         Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
-        v(c, x, y) = wy0 * rgb(c, x, in(ys(y)[0], h)) + wy1 * rgb(c, x, in(ys(y)[1], h));
+        v(c, x, y) = wy0 * rgb(c, x, 0, y) + wy1 * rgb(c, x, 1, y);
         Expr sum = wx0 * v(c, in(xs(x)[0], w), y) + wx1 * v(c, in(xs(x)[1], w), y);
         output(c, x, y) = cast<uint8_t>((sum + (1 << 21)) >> 22);
 
@@ -120,7 +128,23 @@ public:
         if (!t.has_gpu_feature()) {
             xs.compute_root();
             ys.compute_root();
-            v.compute_at(output, Var("yi"))
+            // Per output row: its (one or two) chroma rows' terms, its two source rows in RGB
+            // (planar, dense), their blend v; then the row's taps into v.
+            up.store_at(output, Var("yo"))
+                .compute_at(output, Var("yi"))
+                .bound(j, 0, 2)
+                .bound(k, 0, 2)
+                .reorder(j, x, k, y)
+                .unroll(j)
+                .vectorize(x, vec, TailStrategy::GuardWithIf);
+            rgb.store_at(output, Var("yo"))
+                .compute_at(output, Var("yi"))
+                .bound(k, 0, 2)
+                .reorder_storage(x, c, k, y)
+                .reorder(x, c, k, y)
+                .vectorize(x, 2 * vec, TailStrategy::GuardWithIf);
+            v.store_at(output, Var("yo"))
+                .compute_at(output, Var("yi"))
                 .reorder_storage(x, c, y)
                 .reorder(x, c, y)
                 .vectorize(x, vec, TailStrategy::GuardWithIf);
