@@ -93,7 +93,7 @@ public:
     void generate() {
         Var c("c"), x("x"), y("y"), i("i");
         Expr w = luma.dim(0).extent(), h = luma.dim(1).extent();
-        Func rgb("rgb"), xs("xs"), ys("ys"), v("v"), up("up");
+        Func rgb("rgb"), rgb3("rgb3"), xs("xs"), ys("ys"), v("v"), up("up");
         Var j("j"), k("k");
         lumen::resize_taps(xs, i, w, out_width);
         lumen::resize_taps(ys, i, h, out_height);
@@ -108,12 +108,21 @@ public:
         Expr yq = cy * (cast<int32_t>(luma(x, yk)) - y_offset);
         auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
         Expr r = q(yq + term(0)), g = q(yq - term(1)), b = q(yq + term(2));
+        rgb3(x, k, y) = {r, g, b};  // once per pixel; the channel picked below (c is a loop)
+        Expr p0 = rgb3(x, k, y)[0], p1 = rgb3(x, k, y)[1], p2 = rgb3(x, k, y)[2];
         rgb(c, x, k, y) =
-            select(c == 0, select(bgr, b, r), c == 1, g, c == 2, select(bgr, r, b), 255);
+            select(c == 0, select(bgr, p2, p0), c == 1, p1, c == 2, select(bgr, p0, p2), 255);
 
         Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
         v(c, x, y) = wy0 * rgb(c, x, 0, y) + wy1 * rgb(c, x, 1, y);
         Expr sum = wx0 * v(c, in(xs(x)[0], w), y) + wx1 * v(c, in(xs(x)[1], w), y);
+        // Exact halving (w = 2 out_width): the taps are 2x and 2x + 1, weights 1024 each, so the
+        // same integer is 1024 (v(2x) + v(2x + 1)): dense loads where the taps table gathers.
+        // (CPU only, in a specialization: unspecialized, the GPU's bounds would take both sides.)
+        Expr half = w == 2 * out_width;
+        const Target &t = get_target();
+        if (!t.has_gpu_feature())
+            sum = select(half, 1024 * (v(c, 2 * x, y) + v(c, 2 * x + 1, y)), sum);
         output(c, x, y) = cast<uint8_t>((sum + (1 << 21)) >> 22);
 
         lumen::interleaved(output);
@@ -121,8 +130,13 @@ public:
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
         Expr channels = output.dim(0).extent();
-        const Target &t = get_target();
         int vec = natural_vector_size<int32_t>();
+        if (!t.has_gpu_feature()) {
+            Stage s = output.specialize(half);
+            lumen::schedule_interleaved_impl(s, channels, output.dim(1).extent(), t, c, x, y, vec,
+                                             {3, 4}, TailStrategy::GuardWithIf, false, 1);
+            s.specialize_fail("lumen: unsupported channel count");
+        }
         lumen::schedule_interleaved(output, channels, output.dim(1).extent(), t, c, x, y, vec,
                                     {3, 4}, TailStrategy::GuardWithIf);
         if (!t.has_gpu_feature()) {
@@ -137,11 +151,10 @@ public:
                 .reorder(j, x, k, y)
                 .unroll(j)
                 .vectorize(x, vec, TailStrategy::GuardWithIf);
-            rgb.store_at(output, Var("yo"))
+            rgb3.store_at(output, Var("yo"))
                 .compute_at(output, Var("yi"))
                 .bound(k, 0, 2)
-                .reorder_storage(x, c, k, y)
-                .reorder(x, c, k, y)
+                .reorder(x, k, y)
                 .vectorize(x, 2 * vec, TailStrategy::GuardWithIf);
             v.store_at(output, Var("yo"))
                 .compute_at(output, Var("yi"))
