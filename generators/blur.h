@@ -17,6 +17,21 @@
 
 namespace lumen {
 
+// Both blurs on a GPU: the horizontal pass hx per block of the output's 32 x 64 tiles, in the
+// block's shared (local) memory: 32 x (64 + 2 radius) values per channel, by the block's 32 x 8
+// threads, (64 + 2 radius) / 8 rows each; hsum per hx value, vsum per thread and row ("yu"). No
+// full-size intermediate, so any image that fits in the device runs.
+inline void schedule_blur_gpu(Func output, Func hsum, Func hx, Func vsum, Var c, Var x, Var y) {
+    Var yi("yi"), ys("ys");
+    hx.compute_at(output, Var("xo"))
+        .split(y, ys, yi, 8, TailStrategy::GuardWithIf)
+        .reorder(c, x, yi, ys)
+        .gpu_threads(x, yi)
+        .unroll(c);
+    hsum.compute_at(hx, x);
+    vsum.compute_at(output, Var("yu"));
+}
+
 struct GaussianBlur {
     // Output rows per iteration of the CPU schedule's row loop: the vertical taps load each hx
     // row once for both (L2 bandwidth bounds that pass).
@@ -66,22 +81,7 @@ struct GaussianBlur {
     // Schedules the producers of `output` (c, x, y), which schedule_interleaved has scheduled
     // (CPU: with fuse_cx, one dense loop "cx" per row).
     void schedule(Func output, const Target &t, int vec) {
-        if (t.has_gpu_feature()) {
-            // The horizontal pass per block of the output's 32 x 64 tiles, in the block's shared
-            // (local) memory: 32 x (64 + 2 radius) values per channel, by the block's 32 x 8
-            // threads, (64 + 2 radius) / 8 rows each; vsum per thread and row. No full-size
-            // intermediate, so any image that fits in the device runs.
-            Var yi("yi"), ys("ys");
-            hx.compute_at(output, Var("xo"))
-                .reorder(c, x, y)
-                .split(y, ys, yi, 8, TailStrategy::GuardWithIf)
-                .reorder(c, x, yi, ys)
-                .gpu_threads(x, yi)
-                .unroll(c);
-            hsum.compute_at(hx, x);
-            vsum.compute_at(output, Var("yu"));
-            return;
-        }
+        if (t.has_gpu_feature()) return schedule_blur_gpu(output, hsum, hx, vsum, c, x, y);
         // Each input row is widened and clamp-padded once (the taps then read it with no
         // clamps); hx slides down each strip of rows, kRows new rows per iteration.
         src.compute_at(hx, y).vectorize(i, vec);
@@ -145,20 +145,25 @@ struct WideBlur {
         return is_float ? vsum(cc, xx, yy) : vsum(cc, xx, yy) >> 16;
     }
 
+    // A wide generator's constraints and schedule, once `output` (c, x, y) is defined: input (a
+    // view's pixels around it too) and output interleaved, output in input's channels, the taps.
+    template <typename In, typename Out, typename W>
+    void finish(In &input, Out &output, W &weights, Expr radius, const Target &t) {
+        interleaved(input, false);
+        interleaved(output);
+        output.dim(0).set_extent(input.dim(0).extent());
+        weights.dim(0).set_bounds(0, 2 * radius + 1);
+        int vec = t.natural_vector_size<float>();
+        schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(), t, c, x, y, vec,
+                             {1, 3, 4}, TailStrategy::GuardWithIf, false, 1, Expr(),
+                             GaussianBlur::kGpuRows);
+        schedule(output, t, vec);
+    }
+
     // Producers of `output`, scheduled by schedule_interleaved (not fused; GPU: gpu_rows rows
     // per thread, loop "yu").
     void schedule(Func output, const Target &t, int vec) {
-        if (t.has_gpu_feature()) {
-            Var yi("yi"), ys("ys");
-            hx.compute_at(output, Var("xo"))
-                .split(y, ys, yi, 8, TailStrategy::GuardWithIf)
-                .reorder(c, x, yi, ys)
-                .gpu_threads(x, yi)
-                .unroll(c);
-            hsum.compute_at(hx, x);
-            vsum.compute_at(output, Var("yu"));
-            return;
-        }
+        if (t.has_gpu_feature()) return schedule_blur_gpu(output, hsum, hx, vsum, c, x, y);
         // Per strip of rows, hx slides down (one new row per output row); rows vectorized in x,
         // stored planar (x innermost) so the sums' loads and stores are dense.
         for (Func f : {src, hsum, hx, vsum}) f.reorder_storage(x, c, y);

@@ -46,16 +46,7 @@ public:
                                 input.dim(2).max(), weights, radius);
         Var c = blur.c, x = blur.x, y = blur.y;
         output(c, x, y) = cast<T>(blur.value(c, x, y));
-        lumen::interleaved(input, false);
-        lumen::interleaved(output);
-        output.dim(0).set_extent(input.dim(0).extent());
-        weights.dim(0).set_bounds(0, 2 * radius + 1);
-        const Target &t = this->get_target();
-        int vec = this->template natural_vector_size<float>();
-        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(), t, c, x,
-                                    y, vec, {1, 3, 4}, TailStrategy::GuardWithIf, false, 1, Expr(),
-                                    lumen::GaussianBlur::kGpuRows);
-        blur.schedule(output, t, vec);
+        blur.finish(input, output, weights, radius, this->get_target());
     }
 };
 
