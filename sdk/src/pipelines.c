@@ -7,71 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lumen__gaussian_blur_cpu.h"
-#include "lumen__gaussian_blur_f32_cpu.h"
-#include "lumen__gaussian_blur_u16_cpu.h"
-#include "lumen__grayscale_cpu.h"
-#include "lumen__levels_cpu.h"
-#include "lumen__levels_f32_cpu.h"
-#include "lumen__levels_u16_cpu.h"
-#include "lumen__resize_cpu.h"
-#include "lumen__resize_f32_cpu.h"
-#include "lumen__resize_u16_cpu.h"
-#include "lumen__rgb_to_yuv_cpu.h"
-#include "lumen__sobel_cpu.h"
-#include "lumen__unsharp_mask_cpu.h"
-#include "lumen__unsharp_mask_f32_cpu.h"
-#include "lumen__unsharp_mask_u16_cpu.h"
-#include "lumen__yuv_to_rgb_cpu.h"
-#include "lumen__yuv_to_rgb_resize_cpu.h"
-
-/* Each pipeline's Halide functions by backend (index = lumen_backend); NULL = not built. */
-#if LUMEN__HAVE_CUDA
-#  define LUMEN__CUDA(p) lumen__##p##_cuda
-#  include "lumen__gaussian_blur_cuda.h"
-#  include "lumen__gaussian_blur_f32_cuda.h"
-#  include "lumen__gaussian_blur_u16_cuda.h"
-#  include "lumen__grayscale_cuda.h"
-#  include "lumen__levels_cuda.h"
-#  include "lumen__levels_f32_cuda.h"
-#  include "lumen__levels_u16_cuda.h"
-#  include "lumen__resize_cuda.h"
-#  include "lumen__resize_f32_cuda.h"
-#  include "lumen__resize_u16_cuda.h"
-#  include "lumen__rgb_to_yuv_cuda.h"
-#  include "lumen__sobel_cuda.h"
-#  include "lumen__unsharp_mask_cuda.h"
-#  include "lumen__unsharp_mask_f32_cuda.h"
-#  include "lumen__unsharp_mask_u16_cuda.h"
-#  include "lumen__yuv_to_rgb_cuda.h"
-#  include "lumen__yuv_to_rgb_resize_cuda.h"
-#else
-#  define LUMEN__CUDA(p) NULL
-#endif
-#if LUMEN__HAVE_OPENCL
-#  define LUMEN__OPENCL(p) lumen__##p##_opencl
-#  include "lumen__gaussian_blur_f32_opencl.h"
-#  include "lumen__gaussian_blur_opencl.h"
-#  include "lumen__gaussian_blur_u16_opencl.h"
-#  include "lumen__grayscale_opencl.h"
-#  include "lumen__levels_f32_opencl.h"
-#  include "lumen__levels_opencl.h"
-#  include "lumen__levels_u16_opencl.h"
-#  include "lumen__resize_f32_opencl.h"
-#  include "lumen__resize_opencl.h"
-#  include "lumen__resize_u16_opencl.h"
-#  include "lumen__rgb_to_yuv_opencl.h"
-#  include "lumen__sobel_opencl.h"
-#  include "lumen__unsharp_mask_f32_opencl.h"
-#  include "lumen__unsharp_mask_opencl.h"
-#  include "lumen__unsharp_mask_u16_opencl.h"
-#  include "lumen__yuv_to_rgb_opencl.h"
-#  include "lumen__yuv_to_rgb_resize_opencl.h"
-#else
-#  define LUMEN__OPENCL(p) NULL
-#endif
-#define LUMEN__TABLE(p) \
-  { NULL, lumen__##p##_cpu, LUMEN__CUDA(p), LUMEN__OPENCL(p) }
+/* Every pipeline's header, and LUMEN__TABLE(p): its Halide functions by backend (index =
+ * lumen_backend; NULL = not built), generated from generators/CMakeLists.txt's list. */
+#include "lumen_halide.h"
 
 typedef struct halide_buffer_t buf_t;
 
