@@ -134,7 +134,9 @@ static const struct {
 
 /* Pixel formats: unknown values, and lumen_image_create's and wrap's checks in the same order. */
 static void formats(void) {
-    static const int bad[] = {0, 2, 5, -1, 0x101, 0x203, 0x105, 0x3003, 0x1101, 0x10003};
+    static const int bad[] = {
+        0,     2,      5,      -1,      0x101,   0x203,
+        0x105, 0x3003, 0x1101, 0x20003, 0x10001, 0x10000}; /* 0x10003: RGB8_PLANAR since 1.5 */
     lumen_image *img = (lumen_image *)&img;
     uint8_t px[64];
     const char *cf = "lumen_image_create_format", *wf = "lumen_image_wrap_format";

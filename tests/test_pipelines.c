@@ -656,6 +656,192 @@ static void check_wide(void) {
     lumen_image_destroy(img);
 }
 
+/* Planar formats: each plane is processed as a gray image, so the references run on each plane
+ * (c = 1 over the plane's memory). Padded rows and planes (wrap_planar), created images, views
+ * (a blur reads around its source view), levels in place, and what does not take them. */
+static double plane_at(const uint8_t *p, int es, size_t stride, int x, int y) {
+    const uint8_t *e = p + (size_t)y * stride + (size_t)x * es;
+    return es == 1 ? *e : es == 2 ? *(const uint16_t *)e : *(const float *)e;
+}
+
+/* op: 0 levels (a gain, b bias), 1 gaussian_blur (a sigma), 2 resize, 3 unsharp_mask. */
+static void plane_ref(int op, int es, uint8_t *s, size_t ss, int w, int h, uint8_t *d, size_t ds,
+                      int ow, int oh, float a, float b) {
+    if (es == 1) {
+        ref_image si = {s, w, h, 1, ss}, di = {d, ow, oh, 1, ds};
+        if (op == 0) ref_levels(si, di, a, b);
+        if (op == 1) ref_gaussian_blur(si, di, a);
+        if (op == 2) ref_resize(si, di);
+        if (op == 3) ref_unsharp_mask(si, di, a, b);
+        return;
+    }
+    ref_wide si = {s, w, h, 1, es, ss}, di = {d, ow, oh, 1, es, ds};
+    if (op == 0) ref_levels_wide(si, di, a, b);
+    if (op == 1) ref_gaussian_blur_wide(si, di, a);
+    if (op == 2) ref_resize_wide(si, di);
+    if (op == 3) ref_unsharp_mask_wide(si, di, a, b);
+}
+
+/* Largest difference (relative for float, as wide_diff) of img's plane k, its (x0, y0) w x h
+ * rectangle, from want (rows of ws bytes). */
+static double plane_diff(lumen_image *img, int k, const uint8_t *want, size_t ws, int x0, int y0,
+                         int w, int h) {
+    uint8_t *p = NULL;
+    CHECK_OK(lumen_image_map(img, LUMEN_ACCESS_READ, &p));
+    int es = lumen_format_element_size(lumen_image_format(img));
+    double worst = 0;
+    for (int y = 0; p && y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double a =
+                plane_at(p + k * lumen_image_plane_stride(img), es, lumen_image_stride(img), x, y);
+            double b = plane_at(want, es, ws, x0 + x, y0 + y);
+            double d = fabs(a - b) / (es == 4 && fabs(b) > 1 ? fabs(b) : 1);
+            worst = d > worst ? d : worst;
+        }
+    return worst;
+}
+
+static void check_planar(void) {
+    static const lumen_format formats[] = {LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_BGRA8_PLANAR,
+                                           LUMEN_FORMAT_RGB16_PLANAR, LUMEN_FORMAT_RGBAF32_PLANAR};
+    static const char *const ops[] = {"levels", "gaussian_blur", "resize", "unsharp_mask"};
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
+        lumen_format f = formats[fi];
+        int es = lumen_format_element_size(f), c = lumen_format_channels(f);
+        for (int si = 0; si < 2; si++) {
+            int w = si ? 120 : 37, h = si ? 70 : 23, pad = si ? 0 : 5;
+            size_t ss = (size_t)(w + pad) * es, sp = ss * (size_t)(h + 2 * pad), n = sp * c;
+            uint8_t *mem = malloc(n), *ref = malloc(n * 4);
+            for (size_t i = 0; i < n / (size_t)es; i++) {
+                if (es == 1) mem[i] = (uint8_t)t_rand();
+                if (es == 2) ((uint16_t *)mem)[i] = (uint16_t)t_rand();
+                if (es == 4) ((float *)mem)[i] = (float)(t_rand() % 100001) / 100000.0f;
+            }
+            lumen_image *src = NULL;
+            CHECK_OK(lumen_image_wrap_planar(mem, w, h, f, ss, sp, &src));
+            double tol = es == 4 ? 1.0 / (1 << 16) : 0;
+            for (int op = 0; op < 4; op++) {
+                int ow = op == 2 ? w * 2 / 3 + 1 : w, oh = op == 2 ? h * 3 / 2 : h;
+                float a = op == 0 ? frand(-3.0f, 3.0f) : frand(0.5f, 5.0f);
+                float b = op == 0 ? frand(-300, 300) : frand(0.0f, 3.0f);
+                lumen_image *dst = NULL;
+                CHECK_OK(lumen_image_create_format(ow, oh, f, &dst));
+                lumen_status st = op == 0   ? lumen_levels(ctx, src, dst, a, b)
+                                  : op == 1 ? lumen_gaussian_blur(ctx, src, dst, a)
+                                  : op == 2 ? lumen_resize(ctx, src, dst)
+                                            : lumen_unsharp_mask(ctx, src, dst, a, b);
+                CHECK(st == LUMEN_OK, "%s %s: %s", ops[op], lumen_format_name(f),
+                      lumen_last_error());
+                size_t ds = (size_t)ow * es;
+                for (int k = 0; k < c; k++) {
+                    plane_ref(op, es, mem + k * sp, ss, w, h, ref, ds, ow, oh, a, b);
+                    double d = plane_diff(dst, k, ref, ds, 0, 0, ow, oh);
+                    CHECK(d <= tol * (op == 3 ? 1 + b : 1), "%s %s %dx%d plane %d: off by %g",
+                          ops[op], lumen_format_name(f), w, h, k, d);
+                }
+                lumen_image_destroy(dst);
+            }
+            /* a view: the blur reads the plane around it; resize reads only the view */
+            lumen_image *v = NULL, *dv = NULL, *dr = NULL;
+            CHECK_OK(lumen_image_view(src, 3, 2, w - 7, h - 5, 0, &v));
+            CHECK_OK(lumen_image_create_format(w - 7, h - 5, f, &dv));
+            CHECK_OK(lumen_image_create_format(w / 2, h / 2, f, &dr));
+            CHECK_OK(lumen_gaussian_blur(ctx, v, dv, 1.5f));
+            CHECK_OK(lumen_resize(ctx, v, dr));
+            for (int k = 0; k < c; k++) {
+                size_t ds = (size_t)w * es;
+                plane_ref(1, es, mem + k * sp, ss, w, h, ref, ds, w, h, 1.5f, 0);
+                CHECK(plane_diff(dv, k, ref, ds, 3, 2, w - 7, h - 5) <= tol,
+                      "blur of a %s view, plane %d", lumen_format_name(f), k);
+                ds = (size_t)(w / 2) * es;
+                plane_ref(2, es, mem + k * sp + 2 * ss + 3 * (size_t)es, ss, w - 7, h - 5, ref, ds,
+                          w / 2, h / 2, 0, 0);
+                CHECK(plane_diff(dr, k, ref, ds, 0, 0, w / 2, h / 2) <= tol,
+                      "resize of a %s view, plane %d", lumen_format_name(f), k);
+            }
+            /* levels in place on the view, then on the whole image */
+            memcpy(ref, mem, n);
+            CHECK_OK(lumen_levels(ctx, v, v, 0.5f, 7.0f));
+            CHECK_OK(lumen_levels(ctx, src, src, 1.5f, -3.0f));
+            for (int k = 0; k < c; k++) {
+                uint8_t *p = ref + k * sp, *in = ref + n + k * sp;
+                memcpy(in, p, sp);
+                plane_ref(0, es, in + 2 * ss + 3 * (size_t)es, ss, w - 7, h - 5,
+                          p + 2 * ss + 3 * (size_t)es, ss, w - 7, h - 5, 0.5f, 7.0f);
+                memcpy(in, p, sp);
+                plane_ref(0, es, in, ss, w, h, p, ss, w, h, 1.5f, -3.0f);
+                CHECK(plane_diff(src, k, p, ss, 0, 0, w, h) <= (es == 4 ? 1.0 / (1 << 20) : 0),
+                      "levels in place on a %s view and image, plane %d", lumen_format_name(f), k);
+            }
+            lumen_image_destroy(v), lumen_image_destroy(dv), lumen_image_destroy(dr);
+            lumen_image_destroy(src);
+            free(mem), free(ref);
+        }
+        /* what does not take them */
+        lumen_image *a = NULL, *il = NULL, *g8 = NULL;
+        CHECK_OK(lumen_image_create_format(16, 8, f, &a));
+        CHECK_OK(lumen_image_create_format(16, 8, (lumen_format)(f & ~LUMEN_FORMAT_PLANAR), &il));
+        CHECK_OK(lumen_image_create(16, 8, 1, &g8));
+        CHECK(lumen_image_plane_stride(a) == 8 * lumen_image_stride(a) &&
+                  lumen_image_stride(a) == 64 && lumen_image_plane_stride(il) == 0,
+              "%s strides %zu, %zu", lumen_format_name(f), lumen_image_stride(a),
+              lumen_image_plane_stride(a));
+        CHECK(lumen_grayscale(ctx, a, g8) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+                  strstr(lumen_last_error(), es == 1 ? "planar" : "8-bit formats only"),
+              "grayscale of %s: %s", lumen_format_name(f), lumen_last_error());
+        CHECK(lumen_levels(ctx, a, il, 1.0f, 0.0f) == LUMEN_ERROR_SIZE_MISMATCH &&
+                  lumen_resize(ctx, il, a) == LUMEN_ERROR_SIZE_MISMATCH,
+              "%s to and from interleaved", lumen_format_name(f));
+        if (es == 1) {
+            uint8_t y[64] = {0}, uv[32] = {0};
+            lumen_yuv_frame fr = {LUMEN_YUV_NV12, 16, 8, {y, uv, NULL}, {16, 16, 0}};
+            lumen_image *small = NULL;
+            CHECK_OK(lumen_image_create_format(4, 2, f, &small));
+            fr.width = 4, fr.height = 2, fr.strides[0] = fr.strides[1] = 4;
+            CHECK(lumen_yuv_to_rgb(ctx, &fr, small, LUMEN_YUV_BT601_FULL) ==
+                      LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                  "yuv_to_rgb into %s", lumen_format_name(f));
+            lumen_image_destroy(small);
+        }
+        lumen_image_destroy(a), lumen_image_destroy(il), lumen_image_destroy(g8);
+    }
+    static uint8_t buf[4096];
+    lumen_image *img = NULL;
+    CHECK(lumen_image_create_format(4, 4, (lumen_format)(LUMEN_FORMAT_GRAY8 | LUMEN_FORMAT_PLANAR),
+                                    &img) == LUMEN_ERROR_UNSUPPORTED_FORMAT,
+          "planar gray");
+    CHECK(lumen_image_wrap_planar(buf, 4, 4, LUMEN_FORMAT_RGB8, 4, 16, &img) ==
+              LUMEN_ERROR_UNSUPPORTED_FORMAT,
+          "wrap_planar of an interleaved format");
+    CHECK(lumen_image_wrap_planar(buf, 4, 4, LUMEN_FORMAT_RGB8_PLANAR, 4, 15, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "planes overlapping");
+    CHECK(lumen_image_wrap_planar(buf, 4, 4, LUMEN_FORMAT_RGB8_PLANAR, 4, 0, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "plane_stride 0");
+    CHECK(lumen_image_wrap_planar(buf, 4, 4, LUMEN_FORMAT_RGB8_PLANAR, 3, 16, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "stride < width");
+    CHECK(lumen_image_wrap_planar(buf, 4, 4, LUMEN_FORMAT_RGB16_PLANAR, 8, 33, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "odd plane_stride for 16-bit");
+    CHECK(lumen_image_wrap_planar(buf, 0, 4, LUMEN_FORMAT_RGB8, 4, 16, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "width before format");
+    CHECK(lumen_image_wrap_planar(buf, 4, 4, LUMEN_FORMAT_RGB8_PLANAR, 4, (size_t)1 << 30, &img) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "3 planes of 1 GiB");
+    CHECK(img == NULL, "nothing made");
+    CHECK(!strcmp(lumen_format_name(LUMEN_FORMAT_BGRAF32_PLANAR), "BGRAF32_PLANAR") &&
+              !strcmp(lumen_format_name(LUMEN_FORMAT_PLANAR), "unknown") &&
+              lumen_format_channels(LUMEN_FORMAT_RGB16_PLANAR) == 3 &&
+              lumen_format_element_size(LUMEN_FORMAT_RGBA16_PLANAR) == 2,
+          "planar format names");
+    CHECK_OK(lumen_image_wrap_format(buf, 4, 4, LUMEN_FORMAT_RGB8_PLANAR, 5, &img));
+    CHECK(lumen_image_plane_stride(img) == 20, "wrap_format: planes back to back");
+    lumen_image_destroy(img);
+}
+
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "cpu";
     for (backend = LUMEN_BACKEND_CPU; backend <= LUMEN_BACKEND_OPENCL; backend++)
@@ -673,6 +859,7 @@ int main(int argc, char **argv) {
     check_in_place();
     check_chain();
     check_wide();
+    check_planar();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

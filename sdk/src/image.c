@@ -46,11 +46,15 @@ static void set_flag(lumen_image *img, uint64_t flag, int on) {
 /* Bytes per element (the Halide buffer's strides count elements). */
 static size_t elem(const lumen_image *img) { return img->buf.type.bits / 8u; }
 
+/* Bytes from the first element to the last (interleaved or planar). */
 static size_t image_bytes(const lumen_image *img) {
-    return ((size_t)(img->dim[2].extent - 1) * (size_t)img->dim[2].stride +
-            (size_t)img->dim[1].extent * (size_t)img->dim[0].extent) *
-           elem(img);
+    size_t span = 1;
+    for (int i = 0; i < 3; i++)
+        span += (size_t)(img->dim[i].extent - 1) * (size_t)img->dim[i].stride;
+    return span * elem(img);
 }
+
+static int is_planar(lumen_format format) { return ((unsigned)format & LUMEN_FORMAT_PLANAR) != 0; }
 
 /* Width, height, channels and stride (named `stride_name` in messages) within what Halide's
  * 32-bit buffers can address, checked in the order lumen.h documents. */
@@ -135,38 +139,77 @@ static lumen_status check_format(lumen__call *call, int w, int h, lumen_format f
     if (!*c && !st) {
         st = lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                          "format 0x%x is not a lumen_format (GRAY, RGB, RGBA, BGR, BGRA in 8, 16 "
-                         "or F32)",
+                         "or F32, the last four also _PLANAR)",
                          (unsigned)format);
     }
     return st;
 }
 
+/* A planar image's rows (as a 1-channel image's) and planes (plane_stride 0: height * stride),
+ * checked as lumen.h orders it. */
+static lumen_status check_planes(lumen__call *call, int w, int h, int c, int es, size_t stride,
+                                 size_t *plane_stride) {
+    lumen_status st = lumen__check_geometry(call, w, h, 1, es, stride, "stride");
+    if (st) return st;
+    size_t plane = *plane_stride ? *plane_stride : (size_t)h * stride;
+    if (plane < (size_t)h * stride || plane % (size_t)es) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "plane_stride %zu: needs at least height * stride = %zu, a multiple of "
+                           "the element size %d",
+                           plane, (size_t)h * stride, es);
+    }
+    if (plane > (size_t)LUMEN_MAX_BYTES ||
+        (size_t)(c - 1) * plane + (size_t)h * stride > (size_t)LUMEN_MAX_BYTES) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "%d planes of %zu bytes: over 2^31 - 1 bytes", c, plane);
+    }
+    *plane_stride = plane;
+    return LUMEN_OK;
+}
+
+/* The new image img (of lumen__new_image) as format; planar: planes plane_stride bytes apart. */
+static void set_format(lumen_image *img, lumen_format format, size_t plane_stride) {
+    if (!format) return;
+    img->format = format;
+    if (is_planar(format)) {
+        img->dim[0].stride = (int32_t)(plane_stride / elem(img));
+        img->dim[1].stride = 1;
+    }
+}
+
 static lumen_status create(lumen__call *call, int width, int height, int channels,
                            lumen_format format, lumen_image **out) {
-    int es = format ? lumen_format_element_size(format) : 1;
-    size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)channels * (size_t)es : 0;
-    size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN;
-    lumen_status st = lumen__check_geometry(call, width, height, channels, es, stride, "stride");
+    int es = format ? lumen_format_element_size(format) : 1, planar = is_planar(format);
+    size_t row = width > 0 && channels > 0 ? (size_t)width * (size_t)es : 0;
+    if (!planar) row *= (size_t)(channels > 0 ? channels : 0);
+    size_t stride = (row + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN, plane = 0;
+    lumen_status st =
+        planar ? check_planes(call, width, height, channels, es, stride, &plane)
+               : lumen__check_geometry(call, width, height, channels, es, stride, "stride");
     if (st) return st;
-    void *owned = malloc(stride * (size_t)height + ROW_ALIGN);
+    size_t bytes = planar ? (size_t)channels * plane : stride * (size_t)height;
+    void *owned = malloc(bytes + ROW_ALIGN);
     if (!owned) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
     uint8_t *data = (uint8_t *)owned + (ROW_ALIGN - (uintptr_t)owned % ROW_ALIGN) % ROW_ALIGN;
     st = lumen__new_image(call, data, owned, width, height, channels, es, stride, out);
-    if (!st && format) (*out)->format = format;
+    if (!st) set_format(*out, format, plane);
     return st;
 }
 
 static lumen_status wrap(lumen__call *call, void *data, int width, int height, int channels,
-                         lumen_format format, size_t stride, lumen_image **out) {
+                         lumen_format format, size_t stride, size_t plane, lumen_image **out) {
     int es = format ? lumen_format_element_size(format) : 1;
-    lumen_status st = lumen__check_geometry(call, width, height, channels, es, stride, "stride");
+    lumen_status st =
+        is_planar(format)
+            ? check_planes(call, width, height, channels, es, stride, &plane)
+            : lumen__check_geometry(call, width, height, channels, es, stride, "stride");
     if (st) return st;
     if ((uintptr_t)data % (uintptr_t)es) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "data %p is not aligned to the element size %d", data, es);
     }
     st = lumen__new_image(call, (uint8_t *)data, NULL, width, height, channels, es, stride, out);
-    if (!st && format) (*out)->format = format;
+    if (!st) set_format(*out, format, plane);
     return st;
 }
 
@@ -196,7 +239,7 @@ lumen_status lumen_image_wrap(void *data, int width, int height, int channels, s
     if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
-    return wrap(&call, data, width, height, channels, (lumen_format)0, stride, out);
+    return wrap(&call, data, width, height, channels, (lumen_format)0, stride, 0, out);
 }
 
 lumen_status lumen_image_wrap_format(void *data, int width, int height, lumen_format format,
@@ -208,16 +251,36 @@ lumen_status lumen_image_wrap_format(void *data, int width, int height, lumen_fo
     if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
     int c;
     lumen_status st = check_format(&call, width, height, format, &c);
-    return st ? st : wrap(&call, data, width, height, c, format, stride, out);
+    return st ? st : wrap(&call, data, width, height, c, format, stride, 0, out);
 }
 
-/* A format's parts: channels (1, 3, 4), BGR order, element type (0: 8-bit, 1: 16-bit, 2: float);
- * 0 if the value is not a lumen_format. */
+lumen_status lumen_image_wrap_planar(void *data, int width, int height, lumen_format format,
+                                     size_t stride, size_t plane_stride, lumen_image **out) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_image_wrap_planar", NULL);
+    if (!out) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!data) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "data is NULL");
+    int c;
+    lumen_status st = check_format(&call, width, height, format, &c);
+    if (!st) st = check_size(&call, width, height);
+    if (!st && !is_planar(format)) {
+        st = lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                         "format %s is not planar (RGB8_PLANAR .. BGRAF32_PLANAR taken)",
+                         lumen_format_name(format));
+    }
+    if (!st && !plane_stride) /* 0 would mean "back to back" inside wrap: never the caller's */
+        st = lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "plane_stride is 0");
+    return st ? st : wrap(&call, data, width, height, c, format, stride, plane_stride, out);
+}
+
+/* A format's parts: channels (1, 3, 4), BGR order, element type (0: 8-bit, 1: 16-bit, 2: float)
+ * (and the planar flag, 3 or 4 channels only); 0 if the value is not a lumen_format. */
 static int format_parts(lumen_format format, int *bgr, int *type) {
-    unsigned f = (unsigned)format, c = f & 0xff;
+    unsigned f = (unsigned)format, c = f & 0xff, planar = (f >> 16) & 1;
     *bgr = (f >> 8) & 0xf, *type = (f >> 12) & 0xf;
-    int ok = (f >> 16) == 0 && *bgr <= 1 && *type <= 2 && (c == 1 || c == 3 || c == 4) &&
-             !(c == 1 && *bgr);
+    int ok = (f >> 17) == 0 && *bgr <= 1 && *type <= 2 && (c == 1 || c == 3 || c == 4) &&
+             !(c == 1 && (*bgr || planar));
     return ok ? (int)c : 0;
 }
 
@@ -236,8 +299,14 @@ const char *lumen_format_name(lumen_format format) {
         {{"", "GRAY8", "", "RGB8", "RGBA8"}, {"", "", "", "BGR8", "BGRA8"}},
         {{"", "GRAY16", "", "RGB16", "RGBA16"}, {"", "", "", "BGR16", "BGRA16"}},
         {{"", "GRAYF32", "", "RGBF32", "RGBAF32"}, {"", "", "", "BGRF32", "BGRAF32"}}};
+    static const char *const planar[3][2][5] = {
+        {{"", "", "", "RGB8_PLANAR", "RGBA8_PLANAR"}, {"", "", "", "BGR8_PLANAR", "BGRA8_PLANAR"}},
+        {{"", "", "", "RGB16_PLANAR", "RGBA16_PLANAR"},
+         {"", "", "", "BGR16_PLANAR", "BGRA16_PLANAR"}},
+        {{"", "", "", "RGBF32_PLANAR", "RGBAF32_PLANAR"},
+         {"", "", "", "BGRF32_PLANAR", "BGRAF32_PLANAR"}}};
     int bgr, type, c = format_parts(format, &bgr, &type);
-    return c ? names[type][bgr][c] : "unknown";
+    return !c ? "unknown" : is_planar(format) ? planar[type][bgr][c] : names[type][bgr][c];
 }
 
 /* Transfers, counted against the context `ctx`. */
@@ -249,6 +318,7 @@ static size_t pixel_bytes(const lumen_image *img) {
 lumen_status lumen__ensure_host(lumen__call *call, lumen_image *img) {
     if (img->buf.host) return LUMEN_OK;
     size_t bytes = (size_t)img->dim[2].stride * (size_t)img->dim[2].extent * elem(img);
+    if (image_bytes(img) > bytes) bytes = image_bytes(img); /* planar */
     img->owned = malloc(bytes + ROW_ALIGN);
     if (!img->owned) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for pixels");
     img->buf.host =
@@ -377,6 +447,9 @@ int lumen_image_height(const lumen_image *img) { return img ? img->dim[2].extent
 int lumen_image_channels(const lumen_image *img) { return img ? img->dim[0].extent : 0; }
 size_t lumen_image_stride(const lumen_image *img) {
     return img ? (size_t)img->dim[2].stride * elem(img) : 0;
+}
+size_t lumen_image_plane_stride(const lumen_image *img) {
+    return img && is_planar(img->format) ? (size_t)img->dim[0].stride * elem(img) : 0;
 }
 lumen_format lumen_image_format(const lumen_image *img) {
     return img ? img->format : (lumen_format)0;

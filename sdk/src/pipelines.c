@@ -23,7 +23,12 @@ typedef struct {
     int in_place; /* src and dst may be the same pixels */
     int margin;   /* how far around a pixel the pipeline reads (sobel 1, blur the radius) */
     int wide;     /* takes 16-bit and float formats too (else 8-bit only) */
+    int planar;   /* takes planar formats too: runs once per plane */
 } shape;
+
+static int is_planar(const lumen_image *img) {
+    return ((unsigned)img->format & LUMEN_FORMAT_PLANAR) != 0;
+}
 
 /* Bytes per element of an image (1, 2 or 4). */
 static int elem_size(const lumen_image *img) { return img->buf.type.bits / 8; }
@@ -56,7 +61,8 @@ static void read_rect(const lumen_image *img, int margin, int r[4]) {
 static int overlap(const lumen_image *src, const lumen_image *dst, shape s) {
     if ((src->root ? src->root : src) != (dst->root ? dst->root : dst)) {
         int same = lumen__host(src) == lumen__host(dst) &&
-                   lumen_image_stride(src) == lumen_image_stride(dst);
+                   lumen_image_stride(src) == lumen_image_stride(dst) &&
+                   lumen_image_plane_stride(src) == lumen_image_plane_stride(dst);
         return lumen__overlap(src, dst) && !(s.in_place && same);
     }
     int a[4], b[4];
@@ -80,6 +86,12 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask)",
+                           lumen_format_name(src->format));
+    }
+    if (is_planar(src) && !s.planar) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "src is %s: planar formats are taken by lumen_levels, "
+                           "lumen_gaussian_blur, lumen_resize and lumen_unsharp_mask",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -139,29 +151,32 @@ static lumen_status release_taps(lumen__call *call, taps_t *t, lumen_status st) 
     return st;
 }
 
-/* A Halide buffer of this call's own (a view, a YUV plane) over the caller's host memory; on a
- * GPU it is copied in (and an output back) each call, and its device memory freed after. */
+/* A Halide buffer of this call's own (a view, a planar image or one plane of it, a YUV plane) over
+ * host memory; on a GPU it is copied in (and an output back) each call, its device memory freed
+ * after. */
 typedef struct {
     halide_dimension_t dim[3];
     buf_t buf;
-    lumen_image *view; /* the view it stands for, or NULL */
+    lumen_image *image; /* the image owning the memory (a view's root), or NULL */
     int output;
 } temp_t;
 
-/* A view as a buffer over its root's pixels (brought to the host first): its rectangle, or for
- * a neighbourhood source (margin > 0) the rectangle grown by margin within its clamp rectangle,
- * with coordinates relative to the view (mins <= 0), so the pipeline clamps at that edge. */
+/* A view (or a planar image) as a buffer over its root's pixels (brought to the host first): its
+ * rectangle, or for a neighbourhood source (margin > 0) the rectangle grown by margin within its
+ * clamp rectangle, with coordinates relative to the view (mins <= 0), so the pipeline clamps at
+ * that edge. */
 static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int output,
                               temp_t *t) {
-    lumen_image *r = v->root;
+    lumen_image *r = v->root ? v->root : v;
     lumen_status st = lumen__ensure_host(call, r);
     if (!st) st = lumen__to_host(call, r, lumen__owner(r));
     if (st) return st;
     int rr[4];
-    read_rect(v, margin, rr);
+    read_rect(v, v->root ? margin : 0, rr);
+    int x0 = v->root ? v->x0 : 0, y0 = v->root ? v->y0 : 0;
     t->dim[0] = v->dim[0];
-    t->dim[1] = (halide_dimension_t){rr[0] - v->x0, rr[2] - rr[0], v->dim[1].stride, 0};
-    t->dim[2] = (halide_dimension_t){rr[1] - v->y0, rr[3] - rr[1], v->dim[2].stride, 0};
+    t->dim[1] = (halide_dimension_t){rr[0] - x0, rr[2] - rr[0], v->dim[1].stride, 0};
+    t->dim[2] = (halide_dimension_t){rr[1] - y0, rr[3] - rr[1], v->dim[2].stride, 0};
     t->buf = v->buf;
     t->buf.dim = t->dim;
     t->buf.host = r->buf.host + ((size_t)rr[1] * (size_t)v->dim[2].stride +
@@ -170,20 +185,24 @@ static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int
     t->buf.device = 0;
     t->buf.device_interface = NULL;
     t->buf.flags = output ? 0 : halide_buffer_flag_host_dirty;
-    t->view = v;
+    t->image = r;
     t->output = output;
     return LUMEN_OK;
 }
 
 /* After the call: a temporary's device copy freed (an output's copied back first, an input's
- * upload counted); a view written on the host makes its root's host pixels the newest. */
-static lumen_status release_temp(lumen__call *call, temp_t *t, lumen_status st) {
+ * upload counted); a view written on the host makes its root's host pixels the newest. locked:
+ * called inside the call lock (between lumen__prepare and lumen__finish). */
+static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status st, int locked) {
     uint64_t bytes = (uint64_t)t->dim[0].extent * (uint64_t)t->dim[1].extent *
                      (uint64_t)(t->buf.dimensions > 2 ? t->dim[2].extent : 1);
     if (t->buf.device) {
         int rc = 0;
         if (t->output && !st) {
-            LUMEN__HALIDE_CALL(rc, halide_copy_to_host(call, &t->buf));
+            if (locked)
+                rc = halide_copy_to_host(call, &t->buf);
+            else
+                LUMEN__HALIDE_CALL(rc, halide_copy_to_host(call, &t->buf));
             if (rc) st = lumen__halide_status(call, rc);
             lumen__count(&call->ctx->stats.downloads, !rc);
             lumen__count(&call->ctx->stats.download_bytes, rc ? 0 : bytes);
@@ -191,37 +210,85 @@ static lumen_status release_temp(lumen__call *call, temp_t *t, lumen_status st) 
             lumen__count(&call->ctx->stats.uploads, 1);
             lumen__count(&call->ctx->stats.upload_bytes, bytes);
         }
-        LUMEN__HALIDE_CALL(rc, halide_device_free(call, &t->buf));
+        if (locked)
+            rc = halide_device_free(call, &t->buf);
+        else
+            LUMEN__HALIDE_CALL(rc, halide_device_free(call, &t->buf));
         if (!st) st = lumen__halide_status(call, rc);
     }
-    if (t->view && t->output && !st) t->view->root->buf.flags |= halide_buffer_flag_host_dirty;
+    if (t->image && t->output && !st) t->image->buf.flags |= halide_buffer_flag_host_dirty;
     return st;
 }
 
-/* The buffers one Halide call takes for src and dst (either may be NULL: a YUV frame's side). */
+static lumen_status release_temp(lumen__call *call, temp_t *t, lumen_status st) {
+    return release_temp_in(call, t, st, 0);
+}
+
+/* The buffers one Halide call takes for src and dst (either may be NULL: a YUV frame's side).
+ * Planar images (src and dst both, or neither): the call runs once per plane (planes > 0), on
+ * one plane's buffers ps, pd of the temporaries s, d. */
 typedef struct {
-    temp_t s, d;
+    temp_t s, d, ps, pd;
     buf_t *src, *dst;
+    int planes;
+    lumen_status st; /* of the planes' temporaries */
 } args_t;
 
-/* Views to temporaries, then picks the backend (b) and moves the images where it needs them. */
+/* Views and planar images to temporaries, then picks the backend (b) and moves the images where
+ * it needs them. */
 static lumen_status prepare(lumen__call *call, lumen_image *src, lumen_image *dst, int margin,
                             args_t *a, lumen_backend *b) {
     memset(a, 0, sizeof *a);
     lumen_status st = LUMEN_OK;
-    if (src && src->root) st = view_temp(call, src, margin, 0, &a->s);
-    if (!st && dst && dst->root) st = view_temp(call, dst, 0, 1, &a->d);
-    if (!st) {
-        st =
-            lumen__prepare(call, src && !src->root ? src : NULL, dst && !dst->root ? dst : NULL, b);
-    }
-    a->src = !src ? NULL : src->root ? &a->s.buf : &src->buf;
-    a->dst = !dst ? NULL : dst->root ? &a->d.buf : &dst->buf;
+    int ts = src && (src->root || is_planar(src)), td = dst && (dst->root || is_planar(dst));
+    if (ts) st = view_temp(call, src, margin, 0, &a->s);
+    if (!st && td) st = view_temp(call, dst, 0, 1, &a->d);
+    if (!st) st = lumen__prepare(call, ts ? NULL : src, td ? NULL : dst, b);
+    a->src = !src ? NULL : ts ? &a->s.buf : &src->buf;
+    a->dst = !dst ? NULL : td ? &a->d.buf : &dst->buf;
+    a->planes = src && is_planar(src) ? lumen_image_channels(src) : 0;
     return st;
 }
 
+/* Plane k of a planar call: a 1-channel buffer of its own per image (a GPU copies it in or out
+ * per plane). */
+static void plane_select(args_t *a, int k) {
+    temp_t *whole[2] = {&a->s, &a->d}, *part[2] = {&a->ps, &a->pd};
+    for (int i = 0; a->planes && i < 2; i++) {
+        temp_t *w = whole[i], *p = part[i];
+        *p = *w;
+        p->dim[0] = (halide_dimension_t){0, 1, 1, 0};
+        p->buf.dim = p->dim;
+        p->buf.host = w->buf.host + (size_t)k * (size_t)w->dim[0].stride * (w->buf.type.bits / 8);
+        p->image = NULL; /* the whole image's temporary marks it */
+        if (i)
+            a->dst = &p->buf;
+        else
+            a->src = &p->buf;
+    }
+}
+
+/* After plane k's call returned rc: its buffers' device copies released (an output's copied back
+ * first); a failure in a->st. */
+static void plane_done(lumen__call *call, args_t *a, int rc) {
+    if (!a->planes) return;
+    lumen_status st = release_temp_in(call, &a->ps, rc ? LUMEN_ERROR_INTERNAL : LUMEN_OK, 1);
+    st = release_temp_in(call, &a->pd, st, 1);
+    if (!rc) a->st = st;
+}
+
+/* Runs `expr` (a Halide call returning an int into rc, reading a.src and a.dst) once, or once per
+ * plane of planar images. */
+#define LUMEN__EACH_PLANE(rc, expr)                                          \
+  for (int k_ = 0; k_ < (a.planes ? a.planes : 1) && !(rc) && !a.st; k_++) { \
+    plane_select(&a, k_);                                                    \
+    (rc) = (expr);                                                           \
+    plane_done(&call, &a, (rc));                                             \
+  }
+
 static lumen_status finish(lumen__call *call, args_t *a, int rc) {
     lumen_status st = lumen__finish(call, rc);
+    if (!st) st = a->st;
     st = release_temp(call, &a->s, st);
     return release_temp(call, &a->d, st);
 }
@@ -252,17 +319,17 @@ lumen_status lumen_levels(lumen_context *ctx, lumen_image *src, lumen_image *dst
     typedef int (*fnf_t)(const void *, buf_t *, float, float, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(levels), fns16[] = LUMEN__TABLE(levels_u16);
     static const fnf_t fnsf[] = LUMEN__TABLE(levels_f32);
-    LUMEN__START("lumen_levels", ((shape){ANY_CHANNELS, 0, 1, 1, 0, 1}));
+    LUMEN__START("lumen_levels", ((shape){ANY_CHANNELS, 0, 1, 1, 0, 1, 1}));
     if (!(fabsf(gain) <= LUMEN_GAIN_MAX && fabsf(bias) <= LUMEN_BIAS_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "gain %g, bias %g: need |gain| <= %g, |bias| <= %g", (double)gain,
                            (double)bias, (double)LUMEN_GAIN_MAX, (double)LUMEN_BIAS_MAX);
     }
     LUMEN__PREPARE();
-    int es = elem_size(src);
-    int rc = es == 4   ? fnsf[b](&call, a.src, gain, bias / 255.0f, a.dst)
-             : es == 2 ? fns16[b](&call, a.src, q12(gain), 257 * q12(bias), a.dst)
-                       : fns[b](&call, a.src, q12(gain), q12(bias), a.dst);
+    int es = elem_size(src), rc = 0;
+    LUMEN__EACH_PLANE(rc, es == 4   ? fnsf[b](&call, a.src, gain, bias / 255.0f, a.dst)
+                          : es == 2 ? fns16[b](&call, a.src, q12(gain), 257 * q12(bias), a.dst)
+                                    : fns[b](&call, a.src, q12(gain), q12(bias), a.dst));
     return finish(&call, &a, rc);
 }
 
@@ -280,17 +347,15 @@ lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_ima
     static const fn_t fns[] = LUMEN__TABLE(gaussian_blur),
                       fns16[] = LUMEN__TABLE(gaussian_blur_u16),
                       fnsf[] = LUMEN__TABLE(gaussian_blur_f32);
-    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1}));
+    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1, 1}));
     if ((st = check_sigma(&call, sigma))) return st;
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    int es = elem_size(src);
-    st = finish(&call, &a,
-                (es == 4   ? fnsf
-                 : es == 2 ? fns16
-                           : fns)[b](&call, a.src, &t.buf, t.radius, a.dst));
-    return release_taps(&call, &t, st);
+    int es = elem_size(src), rc = 0;
+    const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    LUMEN__EACH_PLANE(rc, f[b](&call, a.src, &t.buf, t.radius, a.dst));
+    return release_taps(&call, &t, finish(&call, &a, rc));
 }
 
 lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
@@ -298,23 +363,29 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
     typedef int (*fnw_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(resize);
     static const fnw_t fns16[] = LUMEN__TABLE(resize_u16), fnsf[] = LUMEN__TABLE(resize_f32);
-    LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0, 0, 1}));
+    LUMEN__START("lumen_resize", ((shape){ANY_CHANNELS, 0, 0, 0, 0, 1, 1}));
     LUMEN__PREPARE();
-    int w = lumen_image_width(dst), h = lumen_image_height(dst), es = elem_size(src);
-    if (es != 1) return finish(&call, &a, (es == 2 ? fns16 : fnsf)[b](&call, a.src, w, h, a.dst));
+    int w = lumen_image_width(dst), h = lumen_image_height(dst), es = elem_size(src), rc = 0;
     /* Exact doubling on the CPU: dst as (pixel pairs, w / 2, h), so the pipeline's vectors of
      * even and odd columns are dense stores (the generator's `pairs`). */
     bool pairs = b == LUMEN_BACKEND_CPU && w == 2 * lumen_image_width(src) &&
                  h == 2 * lumen_image_height(src);
-    buf_t out = *a.dst;
-    halide_dimension_t dim[3] = {a.dst->dim[0], a.dst->dim[1], a.dst->dim[2]};
-    if (pairs) {
-        dim[0].extent *= 2;
-        dim[1].extent /= 2;
-        dim[1].stride *= 2;
-        out.dim = dim;
+    buf_t out;
+    halide_dimension_t dim[3];
+    for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
+        plane_select(&a, k);
+        out = *a.dst;
+        memcpy(dim, a.dst->dim, sizeof dim);
+        if (pairs) {
+            dim[0].extent *= 2;
+            dim[1].extent /= 2;
+            dim[1].stride *= 2;
+            out.dim = dim;
+        }
+        rc = es == 1 ? fns[b](&call, a.src, w, h, pairs, pairs ? &out : a.dst)
+                     : (es == 2 ? fns16 : fnsf)[b](&call, a.src, w, h, a.dst);
+        plane_done(&call, &a, rc);
     }
-    int rc = fns[b](&call, a.src, w, h, pairs, pairs ? &out : a.dst);
     return finish(&call, &a, rc);
 }
 
@@ -332,7 +403,7 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     typedef int (*fnf_t)(const void *, buf_t *, buf_t *, int32_t, float, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(unsharp_mask), fns16[] = LUMEN__TABLE(unsharp_mask_u16);
     static const fnf_t fnsf[] = LUMEN__TABLE(unsharp_mask_f32);
-    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1}));
+    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1, 1}));
     if ((st = check_sigma(&call, sigma))) return st;
     if (!(amount >= 0.0f && amount <= LUMEN_AMOUNT_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "amount %g outside [0, %g]",
@@ -341,12 +412,11 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     LUMEN__PREPARE();
     taps_t t;
     make_taps(&t, sigma);
-    int es = elem_size(src);
-    int rc = es == 4
-                 ? fnsf[b](&call, a.src, &t.buf, t.radius, amount, a.dst)
-                 : (es == 2 ? fns16 : fns)[b](&call, a.src, &t.buf, t.radius, q12(amount), a.dst);
-    st = finish(&call, &a, rc);
-    return release_taps(&call, &t, st);
+    int es = elem_size(src), rc = 0;
+    const fn_t *f = es == 2 ? fns16 : fns;
+    LUMEN__EACH_PLANE(rc, es == 4 ? fnsf[b](&call, a.src, &t.buf, t.radius, amount, a.dst)
+                                  : f[b](&call, a.src, &t.buf, t.radius, q12(amount), a.dst));
+    return release_taps(&call, &t, finish(&call, &a, rc));
 }
 
 /* ---- YUV 4:2:0 frames --------------------------------------------------------------------- */
@@ -423,7 +493,7 @@ static lumen_status check_frame_image(lumen__call *call, const lumen_yuv_frame *
                                       const lumen_image *img, const char *name, size_t bytes[3],
                                       int any_size) {
     int c = lumen_image_channels(img);
-    if ((c != 3 && c != 4) || elem_size(img) != 1) {
+    if ((c != 3 && c != 4) || elem_size(img) != 1 || is_planar(img)) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "%s is %s (RGB8, BGR8, RGBA8 or BGRA8 taken)", name,
                            lumen_format_name(img->format));

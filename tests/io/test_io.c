@@ -393,6 +393,57 @@ static void test_bgr_write(void) {
     }
 }
 
+/* Planar images are written as their interleaved equivalent (BGR orders as RGB files, 16-bit
+ * too), 8- and 16-bit; a JPEG of a planar image is that of the interleaved one. */
+static void test_planar_write(void) {
+    static const lumen_format formats[] = {LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_BGRA8_PLANAR,
+                                           LUMEN_FORMAT_BGRA16_PLANAR};
+    for (int fi = 0; fi < 3; fi++) {
+        lumen_format f = formats[fi];
+        int w = 29, h = 13, c = lumen_format_channels(f), es = lumen_format_element_size(f);
+        int bgr = f != LUMEN_FORMAT_RGB8_PLANAR;
+        size_t stride = (size_t)(w + 3) * es, plane = stride * (h + 1);
+        uint8_t *mem = malloc(plane * c), *want = malloc((size_t)w * h * c * es);
+        for (size_t i = 0; i < plane * c; i++) mem[i] = (uint8_t)t_rand();
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int k = 0; k < c; k++) { /* file channel k: plane k, or B<->R swapped */
+                    int pk = bgr && k < 3 ? 2 - k : k;
+                    memcpy(want + (((size_t)y * w + x) * c + k) * es,
+                           mem + pk * plane + y * stride + (size_t)x * es, (size_t)es);
+                }
+        lumen_image *img = NULL, *back = NULL;
+        CHECK_OK(lumen_image_wrap_planar(mem, w, h, f, stride, plane, &img));
+        const char *p = path_of("planar.png");
+        CHECK_OK(lumen_io_write(p, img, NULL));
+        CHECK_OK(lumen_io_read_flags(p, LUMEN_IO_KEEP_16BIT, &back));
+        uint8_t *px = NULL;
+        int ok = back && lumen_image_width(back) == w && lumen_image_height(back) == h &&
+                 lumen_image_channels(back) == c &&
+                 lumen_format_element_size(lumen_image_format(back)) == es &&
+                 !lumen_image_map(back, LUMEN_ACCESS_READ, &px);
+        for (int y = 0; ok && y < h; y++)
+            ok = !memcmp(px + y * lumen_image_stride(back), want + (size_t)y * w * c * es,
+                         (size_t)w * c * es);
+        CHECK(ok, "%s written and read back", lumen_format_name(f));
+        lumen_image_destroy(back);
+        if (f == LUMEN_FORMAT_RGB8_PLANAR) {
+            lumen_image *il = NULL;
+            CHECK_OK(lumen_image_wrap(want, w, h, 3, (size_t)w * 3, &il));
+            void *a = NULL, *b = NULL;
+            size_t na = 0, nb = 0;
+            lumen_io_options jpg = {.format = LUMEN_IO_FORMAT_JPEG};
+            CHECK_OK(lumen_io_encode(img, &jpg, &a, &na));
+            CHECK_OK(lumen_io_encode(il, &jpg, &b, &nb));
+            CHECK(na == nb && na && memcmp(a, b, na) == 0, "planar jpeg != the interleaved's");
+            lumen_io_free(a), lumen_io_free(b);
+            lumen_image_destroy(il);
+        }
+        lumen_image_destroy(img);
+        free(mem), free(want);
+    }
+}
+
 /* Files made by libpng here: each decoded value computed here from the stored samples. */
 static void test_png_decoding(void) {
     const char *p = path_of("made.png");
@@ -1204,6 +1255,7 @@ int main(int argc, char **argv) {
     test_formats();
     test_png_round_trips();
     test_bgr_write();
+    test_planar_write();
     test_16bit_write();
     test_png_decoding();
     test_jpeg();

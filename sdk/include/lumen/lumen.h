@@ -1,8 +1,8 @@
 /** @file
  * Lumen: image processing pipelines built with Halide, behind a small C API.
  *
- * Images are 8-bit, interleaved (1 = gray, 3 = RGB or BGR, 4 = RGBA or BGRA channels: see
- * lumen_format), with any row stride.
+ * Images are 1 = gray, 3 = RGB or BGR, 4 = RGBA or BGRA channels of 8-bit, 16-bit or float
+ * elements, interleaved or (since 1.5) planar, with any row stride: see lumen_format.
  * Every function that can fail returns a lumen_status; on failure nothing is written to the
  * destination image, output pointers (out, data, device_ptr, pitch) are set to NULL / 0 where the
  * caller passed them, and lumen_last_error() holds a message for the calling thread that starts
@@ -151,8 +151,8 @@ LUMEN_API lumen_status lumen_release_device_memory(void);
 
 /* ---- Images ------------------------------------------------------------------------------- */
 
-/** An opaque image: interleaved, 1, 3 or 4 channels of 8-bit (or, since 1.4, 16-bit or float)
- * elements, in host or device memory. */
+/** An opaque image: 1, 3 or 4 channels of 8-bit (or, since 1.4, 16-bit or float) elements,
+ * interleaved or (since 1.5) planar, in host or device memory. */
 typedef struct lumen_image lumen_image;
 
 /** Largest accepted width and height. An image must also have height * stride <= LUMEN_MAX_BYTES
@@ -170,7 +170,15 @@ typedef struct lumen_image lumen_image;
  * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
  * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize and
  * lumen_unsharp_mask take them (dst of src's format); lumen_grayscale, lumen_sobel and the YUV
- * conversions return UNSUPPORTED_FORMAT for them. */
+ * conversions return UNSUPPORTED_FORMAT for them. Planar formats (since 1.5): LUMEN_FORMAT_PLANAR
+ * added to a 3- or 4-channel format (RGB8_PLANAR, ..., BGRAF32_PLANAR) stores each channel as a
+ * plane of its own (plane k = the k-th channel of the order, e.g. B for BGR; rows
+ * lumen_image_stride bytes apart within a plane, planes lumen_image_plane_stride bytes apart): a
+ * CHW tensor's layout. lumen_levels, lumen_gaussian_blur, lumen_resize and lumen_unsharp_mask take
+ * them (dst in src's format, planar too), with the results of the interleaved format plane by
+ * plane (as for views, a GPU call copies a planar image's pixels in, and its result out, through
+ * host memory each call); the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT
+ * for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
@@ -186,14 +194,27 @@ typedef enum lumen_format {
     LUMEN_FORMAT_RGBF32 = 0x2003,
     LUMEN_FORMAT_RGBAF32 = 0x2004,
     LUMEN_FORMAT_BGRF32 = 0x2103,
-    LUMEN_FORMAT_BGRAF32 = 0x2104
+    LUMEN_FORMAT_BGRAF32 = 0x2104,
+    LUMEN_FORMAT_PLANAR = 0x10000, /**< a flag: one plane per channel (since 1.5) */
+    LUMEN_FORMAT_RGB8_PLANAR = 0x10003,
+    LUMEN_FORMAT_RGBA8_PLANAR = 0x10004,
+    LUMEN_FORMAT_BGR8_PLANAR = 0x10103,
+    LUMEN_FORMAT_BGRA8_PLANAR = 0x10104,
+    LUMEN_FORMAT_RGB16_PLANAR = 0x11003,
+    LUMEN_FORMAT_RGBA16_PLANAR = 0x11004,
+    LUMEN_FORMAT_BGR16_PLANAR = 0x11103,
+    LUMEN_FORMAT_BGRA16_PLANAR = 0x11104,
+    LUMEN_FORMAT_RGBF32_PLANAR = 0x12003,
+    LUMEN_FORMAT_RGBAF32_PLANAR = 0x12004,
+    LUMEN_FORMAT_BGRF32_PLANAR = 0x12103,
+    LUMEN_FORMAT_BGRAF32_PLANAR = 0x12104
 } lumen_format;
 /** The channel count of a format; 0 for a value that is none of the above. */
 LUMEN_API int lumen_format_channels(lumen_format format);
 /** Bytes per element (channel value) of a format: 1, 2 or 4; 0 for an unknown value (since 1.4).*/
 LUMEN_API int lumen_format_element_size(lumen_format format);
-/** "GRAY8", "RGB8", ..., "BGRAF32" (the enumerator without LUMEN_FORMAT_); "unknown" for any
- * other value. */
+/** "GRAY8", "RGB8", ..., "BGRAF32_PLANAR" (the enumerator without LUMEN_FORMAT_); "unknown" for
+ * any other value (LUMEN_FORMAT_PLANAR alone and GRAY with it included). */
 LUMEN_API const char *lumen_format_name(lumen_format format);
 
 /** An image owning its memory, rows aligned to 64 bytes, contents undefined.
@@ -212,7 +233,8 @@ LUMEN_API lumen_status lumen_image_wrap(void *data, int width, int height, int c
                                         size_t stride, lumen_image **out);
 /** lumen_image_create with a pixel format (since 1.3): its errors, with UNSUPPORTED_FORMAT for a
  * format value not listed above (after width and height). Rows are width * channels * element
- * size bytes rounded up to a multiple of 64. */
+ * size bytes rounded up to a multiple of 64; for a planar format, width * element size rounded
+ * up to 64, and the planes follow each other (plane stride = height * stride). */
 LUMEN_API lumen_status lumen_image_create_format(int width, int height, lumen_format format,
                                                  lumen_image **out);
 /** lumen_image_wrap with a pixel format (since 1.3): its errors, with UNSUPPORTED_FORMAT for a
@@ -221,6 +243,17 @@ LUMEN_API lumen_status lumen_image_create_format(int width, int height, lumen_fo
 LUMEN_API lumen_status lumen_image_wrap_format(void *data, int width, int height,
                                                lumen_format format, size_t stride,
                                                lumen_image **out);
+/** A planar image over the caller's memory (since 1.5): plane k starts at data + k *
+ * plane_stride; rows are stride bytes apart within a plane. lumen_image_wrap_format takes planar
+ * formats too, with plane_stride = height * stride (planes back to back, e.g. a CHW tensor).
+ * Errors, checked in this order: INVALID_ARGUMENT (out NULL, data NULL; width, then height, out
+ * of range); UNSUPPORTED_FORMAT (format not a planar lumen_format); INVALID_ARGUMENT (stride <
+ * width * element size or not a multiple of it, data not aligned to it, plane_stride <
+ * height * stride or not a multiple of the element size, (channels - 1) * plane_stride + height *
+ * stride over 2^31 - 1 bytes). */
+LUMEN_API lumen_status lumen_image_wrap_planar(void *data, int width, int height,
+                                               lumen_format format, size_t stride,
+                                               size_t plane_stride, lumen_image **out);
 #define LUMEN_VIEW_ISOLATED 1u /**< lumen_image_view: neighbourhoods clamp at the view's edges */
 /** A view (since 1.3): the width x height rectangle at (x, y) of img (an image or a view),
  * sharing its pixels: what is written through one is seen through the other. Every function
@@ -246,8 +279,11 @@ LUMEN_API int lumen_image_width(const lumen_image *img);    /**< 0 for NULL */
 LUMEN_API int lumen_image_height(const lumen_image *img);   /**< 0 for NULL */
 LUMEN_API int lumen_image_channels(const lumen_image *img); /**< 0 for NULL */
 /* lumen_image_map's pointer is to the first byte of the first row: cast it to uint16_t or float
- * for 16-bit and float formats (rows are lumen_image_stride bytes apart). */
+ * for 16-bit and float formats (rows are lumen_image_stride bytes apart; for a planar format it
+ * is plane 0's, plane k's is lumen_image_plane_stride * k bytes on). */
 LUMEN_API size_t lumen_image_stride(const lumen_image *img); /**< bytes per row, 0 for NULL */
+/** Bytes between the planes of a planar image (since 1.5); 0 for an interleaved one and NULL. */
+LUMEN_API size_t lumen_image_plane_stride(const lumen_image *img);
 /** The image's pixel format (since 1.3); 0 for NULL. */
 LUMEN_API lumen_format lumen_image_format(const lumen_image *img);
 /** Where the newest pixels are: LUMEN_BACKEND_CPU (host memory) or the GPU backend holding them.*/

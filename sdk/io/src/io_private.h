@@ -48,6 +48,7 @@ typedef struct io_pixels {
     int bgr;  /* channels B, G, R (A): written as R, G, B (A) */
     int bits; /* of a sample: 8, or 16 (native byte order) */
     size_t stride;
+    void *owned; /* an interleaved copy of a planar image (px), freed by the writer */
 } io_pixels;
 
 /* Each returns LUMEN_OK or a status with reason (IO_REASON_SIZE bytes) filled in. Decoders

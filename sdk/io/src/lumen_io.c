@@ -294,8 +294,7 @@ static lumen_status prepare(const char *fn, const char *path, lumen_image *img,
                     "unknown extension (.png, .jpg or .jpeg; or set options->format)");
     p->w = lumen_image_width(img), p->h = lumen_image_height(img);
     p->c = lumen_image_channels(img), p->stride = lumen_image_stride(img);
-    p->bgr = lumen_image_format(img) == LUMEN_FORMAT_BGR8 ||
-             lumen_image_format(img) == LUMEN_FORMAT_BGRA8;
+    p->bgr = !strncmp(lumen_format_name(lumen_image_format(img)), "BGR", 3); /* any type/layout */
     int es = lumen_format_element_size(lumen_image_format(img));
     p->bits = 8 * es;
     if (es == 4)
@@ -316,6 +315,20 @@ static lumen_status prepare(const char *fn, const char *path, lumen_image *img,
         return fail(fn, name, st, reason);
     }
     p->px = px;
+    p->owned = NULL;
+    size_t plane = lumen_image_plane_stride(img);
+    if (plane) { /* planar: an interleaved copy for the encoders */
+        size_t row = (size_t)p->w * (size_t)p->c * (size_t)es;
+        unsigned char *copy = malloc(row * (size_t)p->h);
+        if (!copy) return fail(fn, name, LUMEN_ERROR_OUT_OF_MEMORY, "out of memory");
+        for (int y = 0; y < p->h; y++)
+            for (int x = 0; x < p->w; x++)
+                for (int k = 0; k < p->c; k++)
+                    memcpy(copy + (size_t)y * row + ((size_t)x * p->c + k) * es,
+                           px + k * plane + (size_t)y * p->stride + (size_t)x * es, (size_t)es);
+        p->px = p->owned = copy;
+        p->stride = row;
+    }
     return LUMEN_OK;
 }
 
@@ -378,6 +391,9 @@ static lumen_status resolve_target(const char *fn, const char *path, char **targ
     return LUMEN_OK;
 }
 
+static lumen_status write_file(const char *fn, const char *path, lumen_io_format format,
+                               const io_pixels *p, int bits, int quality);
+
 lumen_status lumen_io_write(const char *path, lumen_image *img, const lumen_io_options *options) {
     static const char fn[] = "lumen_io_write";
     if (!path) return fail(fn, NULL, LUMEN_ERROR_INVALID_ARGUMENT, "path is NULL");
@@ -386,6 +402,14 @@ lumen_status lumen_io_write(const char *path, lumen_image *img, const lumen_io_o
     int bits, quality;
     lumen_status st = prepare(fn, path, img, options, &format, &p, &bits, &quality);
     if (st) return st;
+    st = write_file(fn, path, format, &p, bits, quality);
+    free(p.owned);
+    return st;
+}
+
+static lumen_status write_file(const char *fn, const char *path, lumen_io_format format,
+                               const io_pixels *p, int bits, int quality) {
+    lumen_status st;
     char *target; /* path's final target when path is a symlink, else NULL: path itself */
     if ((st = resolve_target(fn, path, &target))) return st;
     const char *dest = target ? target : path;
@@ -410,7 +434,7 @@ lumen_status lumen_io_write(const char *path, lumen_image *img, const lumen_io_o
         st = fail_errno(fn, path, errno);
         close(fd);
     } else {
-        st = encode(&sink, format, &p, bits, quality, reason);
+        st = encode(&sink, format, p, bits, quality, reason);
         if (st) fail(fn, path, st, reason);
         errno = 0;
         if (!st && (fflush(sink.f) != 0 || fsync(fileno(sink.f)) != 0))
@@ -440,6 +464,7 @@ lumen_status lumen_io_encode(lumen_image *img, const lumen_io_options *options, 
     char reason[IO_REASON_SIZE];
     io_sink sink = {0};
     st = encode(&sink, format, &p, bits, quality, reason);
+    free(p.owned);
     if (st) {
         free(sink.data);
         return fail(fn, NULL, st, reason);

@@ -10,7 +10,8 @@
  * transparency give 4 channels (RGBA), 16-bit samples become round(v / 257) (Lumen images are
  * 8-bit); gamma and colour-space chunks are ignored (samples as stored). JPEG: gray and YCbCr
  * (1 or 3 channels); CMYK is refused. Writing picks the format from the path's extension (.png,
- * .jpg, .jpeg, any case) unless options say otherwise; an unknown extension is an error.
+ * .jpg, .jpeg, any case) unless options say otherwise; an unknown extension is an error. BGR
+ * orders are written as the files' RGB; planar images (since 1.5) as their interleaved pixels.
  * A file whose first bytes match the PNG or JPEG signature, however short, is CORRUPT_DATA when
  * cut short; an empty file, or one matching neither signature, is UNSUPPORTED_FORMAT.
  *
