@@ -255,10 +255,14 @@ const char *lumen_backend_devices(lumen_backend backend) {
 
 const char *lumen_compiled_targets(lumen_backend backend) {
     switch (backend) {
-    case LUMEN_BACKEND_CPU: return LUMEN__CPU_TARGETS;
-    case LUMEN_BACKEND_CUDA: return LUMEN__CUDA_TARGETS;
-    case LUMEN_BACKEND_OPENCL: return LUMEN__OPENCL_TARGETS;
-    default: return "";
+        case LUMEN_BACKEND_CPU:
+            return LUMEN__CPU_TARGETS;
+        case LUMEN_BACKEND_CUDA:
+            return LUMEN__CUDA_TARGETS;
+        case LUMEN_BACKEND_OPENCL:
+            return LUMEN__OPENCL_TARGETS;
+        default:
+            return "";
     }
 }
 
@@ -299,6 +303,7 @@ extern int halide_acquire_cl_context(void *user_context, void **ctx, void **q, b
 extern int halide_release_cl_context(void *user_context);
 typedef int(CALL *cl_finish_t)(void *);
 static cl_finish_t cl_finish; /* set only if Halide's OpenCL device is a CPU */
+static int cl_align; /* its CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes; 0 until known (atomic) */
 
 static void *halide_cl_queue(void) {
     static void *ctx, *q; /* static: Halide writes them through the pointers */
@@ -316,12 +321,23 @@ static void find_cpu_device(void) {
     queue_info_t queue_info = (queue_info_t)LIB_SYM(lib, "clGetCommandQueueInfo");
     info_t info = (info_t)LIB_SYM(lib, "clGetDeviceInfo");
     uint64_t type = 0;
+    unsigned bits = 0;
     if (queue_info && info &&
-        queue_info(q, 0x1091 /* CL_QUEUE_DEVICE */, sizeof device, &device, NULL) == 0 &&
-        info(device, 0x1000 /* CL_DEVICE_TYPE */, sizeof type, &type, NULL) == 0 &&
-        (type & (1u << 1)) /* CL_DEVICE_TYPE_CPU */)
-        cl_finish = (cl_finish_t)LIB_SYM(lib, "clFinish");
+        queue_info(q, 0x1091 /* CL_QUEUE_DEVICE */, sizeof device, &device, NULL) == 0) {
+        if (info(device, 0x1019 /* CL_DEVICE_MEM_BASE_ADDR_ALIGN */, sizeof bits, &bits, NULL) ==
+                0 &&
+            bits >= 8)
+            __atomic_store_n(&cl_align, (int)(bits / 8), __ATOMIC_RELEASE);
+        if (info(device, 0x1000 /* CL_DEVICE_TYPE */, sizeof type, &type, NULL) == 0 &&
+            (type & (1u << 1)) /* CL_DEVICE_TYPE_CPU */)
+            cl_finish = (cl_finish_t)LIB_SYM(lib, "clFinish");
+    }
     if (!cl_finish) LIB_CLOSE(lib); /* else kept */
+}
+
+int lumen__crop_align(lumen_backend backend) {
+    if (backend == LUMEN_BACKEND_CUDA) return 1;
+    return backend == LUMEN_BACKEND_OPENCL ? __atomic_load_n(&cl_align, __ATOMIC_ACQUIRE) : 0;
 }
 
 void lumen__opencl_after_call(void) {

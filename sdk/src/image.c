@@ -512,22 +512,62 @@ int lumen__overlap_memory(const lumen_image *img, const void *p, size_t n) {
     return a && b && a < b + n && b < a + image_bytes(img);
 }
 
-lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
-                            lumen_backend *backend) {
+lumen_status lumen__choose(lumen__call *call, const lumen_image *src, lumen_backend *backend) {
     lumen_backend b = call->ctx->policy;
     if (b == LUMEN_BACKEND_AUTO) {
-        b = lumen_image_location(src); /* CPU for NULL */
+        b = lumen_image_location(src); /* CPU for NULL; a view's root's */
         if (b == LUMEN_BACKEND_CPU) b = lumen__preferred();
     }
     call->backend = b;
     *backend = b;
-    const struct halide_device_interface_t *iface = lumen__device_interface(b);
-    if (b != LUMEN_BACKEND_CPU && !iface) {
+    if (b != LUMEN_BACKEND_CPU && !lumen__device_interface(b)) {
         return lumen__fail(call, LUMEN_ERROR_BACKEND_UNAVAILABLE,
                            "Lumen was built without the %s backend", lumen_backend_name(b));
     }
-    lumen_status st = lumen__probe(call, b);
-    if (st) return st;
+    return lumen__probe(call, b);
+}
+
+lumen_status lumen__on_device(lumen__call *call, lumen_image *img) {
+    const struct halide_device_interface_t *iface = lumen__device_interface(call->backend);
+    lumen_context *ctx = call->ctx;
+    lumen_status st = LUMEN_OK;
+    if (img->buf.device && img->buf.device_interface != iface) {
+        if ((st = lumen__to_host(call, img, lumen__owner(img))) ||
+            (st = lumen__free_device(call, img, lumen__owner(img))))
+            return st;
+        set_flag(img, halide_buffer_flag_host_dirty, 1);
+    }
+    int rc = 0;
+    if (!img->buf.device) {
+        LUMEN__HALIDE_CALL(rc, halide_device_malloc(call, &img->buf, iface));
+        if ((st = lumen__halide_status(call, rc))) return st;
+        lumen__count(&ctx->stats.device_allocations, 1);
+        set_flag(img, halide_buffer_flag_host_dirty, 1); /* the host is all there is */
+    }
+    if (img->buf.flags & halide_buffer_flag_host_dirty) {
+        LUMEN__HALIDE_CALL(rc, halide_copy_to_device(call, &img->buf, iface));
+        if ((st = lumen__halide_status(call, rc))) return st;
+        lumen__count(&ctx->stats.uploads, 1);
+        lumen__count(&ctx->stats.upload_bytes, pixel_bytes(img));
+    }
+    lumen__set_owner(img, ctx);
+    return LUMEN_OK;
+}
+
+void lumen__device_written(lumen_image *img) {
+    set_flag(img, halide_buffer_flag_host_dirty, 0);
+    set_flag(img, halide_buffer_flag_device_dirty, 1);
+}
+
+lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
+                            lumen_backend *backend) {
+    lumen_status st = lumen__choose(call, src, backend);
+    return st ? st : lumen__place(call, src, dst);
+}
+
+lumen_status lumen__place(lumen__call *call, lumen_image *src, lumen_image *dst) {
+    const struct halide_device_interface_t *iface = lumen__device_interface(call->backend);
+    lumen_status st;
     lumen_context *ctx = call->ctx;
     if (!iface && ((src && (st = lumen__ensure_host(call, src))) ||
                    (dst && (st = lumen__ensure_host(call, dst)))))

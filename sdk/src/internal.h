@@ -93,6 +93,10 @@ void lumen__set_owner(struct lumen_image *img, lumen_context *ctx);
 
 /* GPU backends: LUMEN_OK if usable, else BACKEND_UNAVAILABLE with the reason (probed once). */
 lumen_status lumen__probe(lumen__call *call, lumen_backend backend);
+/* Device crops on a GPU backend start at multiples of this many bytes (Halide's OpenCL kernels
+ * take a crop as a sub-buffer, which must be aligned to the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+ * known after the first OpenCL call); 0: no crops (CPU, or not known yet). */
+int lumen__crop_align(lumen_backend backend);
 /* After an OpenCL call: waits for Halide's queue if its device is a CPU (see backend.c). */
 void lumen__opencl_after_call(void);
 /* What LUMEN_BACKEND_AUTO picks for host images (lumen_backend_preferred without a call). */
@@ -105,7 +109,7 @@ void lumen__begin(lumen__call *call, const char *function, lumen_context *ctx);
 LUMEN_API lumen_status lumen__set_error(lumen_status status, const char *message);
 /* Records a failure: formats the thread's last error and returns status. */
 lumen_status lumen__fail(const lumen__call *call, lumen_status status, const char *fmt, ...)
-#if defined(__MINGW32__)  /* C99 rules (__USE_MINGW_ANSI_STDIO); "printf" means msvcrt's */
+#if defined(__MINGW32__) /* C99 rules (__USE_MINGW_ANSI_STDIO); "printf" means msvcrt's */
     __attribute__((format(gnu_printf, 3, 4)))
 #elif defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -126,6 +130,16 @@ int lumen__overlap_memory(const lumen_image *img, const void *p, size_t n);
  * host, dropping another backend's device memory). Either may be NULL (a YUV frame's side). */
 lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *dst,
                             lumen_backend *backend);
+/* lumen__prepare in two steps: the backend (policy; AUTO: src's location, a view's root's, else
+ * the preferred one), checked usable; then the images moved (and the call lock taken). */
+lumen_status lumen__choose(lumen__call *call, const lumen_image *src, lumen_backend *backend);
+lumen_status lumen__place(lumen__call *call, lumen_image *src, lumen_image *dst);
+/* A GPU call's image whose device memory is used in part (device crops: views, planes): given
+ * memory of call->backend holding its newest pixels (uploaded if the host's were newer). Outside
+ * the call lock. */
+lumen_status lumen__on_device(lumen__call *call, struct lumen_image *img);
+/* Its device memory written (by a crop): the newest pixels. */
+void lumen__device_written(struct lumen_image *img);
 /* After the Halide call returned `code`: counts transfers, marks where the newest pixels are. */
 lumen_status lumen__finish(lumen__call *call, int code);
 /* Held (shared) from a successful lumen__prepare to lumen__finish, so lumen_set_num_threads can
@@ -134,11 +148,11 @@ void lumen__pool_enter(void);
 void lumen__pool_leave(void);
 /* Runs a Halide runtime call under the call lock, shared (never while holding it already). */
 #define LUMEN__HALIDE_CALL(rc, expr) \
-    do {                             \
-        lumen__pool_enter();         \
-        (rc) = (expr);               \
-        lumen__pool_leave();         \
-    } while (0)
+  do {                               \
+    lumen__pool_enter();             \
+    (rc) = (expr);                   \
+    lumen__pool_leave();             \
+  } while (0)
 /* Links sdk/src/threads.c (Lumen's halide_spawn_thread) into static programs. */
 void lumen__threads_link(void);
 /* After a GPU call: the first of each (function, backend) registers the exit fence again. */

@@ -159,6 +159,7 @@ typedef struct {
     buf_t buf;
     lumen_image *image; /* the image owning the memory (a view's root), or NULL */
     int output;
+    int crop; /* a device crop of image's device memory (GPU backends), not host memory */
 } temp_t;
 
 /* A view (or a planar image) as a buffer over its root's pixels (brought to the host first): its
@@ -190,10 +191,67 @@ static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int
     return LUMEN_OK;
 }
 
+/* On a GPU backend, view_temp's buffer as a device crop of the root's device memory (given it,
+ * with its newest pixels, first): zero-copy, so chains of views and planar images stay on the
+ * device. */
+static lumen_status crop_temp(lumen__call *call, lumen_image *v, int margin, int output,
+                              temp_t *t) {
+    lumen_image *r = v->root ? v->root : v;
+    lumen_status st = lumen__on_device(call, r);
+    if (st) return st;
+    int rr[4];
+    read_rect(v, v->root ? margin : 0, rr);
+    t->dim[0] = r->dim[0];
+    t->dim[1] = (halide_dimension_t){rr[0], rr[2] - rr[0], r->dim[1].stride, 0};
+    t->dim[2] = (halide_dimension_t){rr[1], rr[3] - rr[1], r->dim[2].stride, 0};
+    t->buf = r->buf;
+    t->buf.dim = t->dim;
+    t->buf.host = !r->buf.host ? NULL
+                               : r->buf.host + ((size_t)rr[1] * (size_t)r->dim[2].stride +
+                                                (size_t)rr[0] * (size_t)r->dim[1].stride) *
+                                                   (size_t)elem_size(r);
+    t->buf.device = 0;
+    t->buf.device_interface = NULL;
+    t->buf.flags = 0;
+    int rc;
+    LUMEN__HALIDE_CALL(rc, halide_device_crop(call, &r->buf, &t->buf));
+    if ((st = lumen__halide_status(call, rc))) return st;
+    t->dim[1].min -= v->root ? v->x0 : 0; /* coordinates relative to the view */
+    t->dim[2].min -= v->root ? v->y0 : 0;
+    t->image = r;
+    t->output = output;
+    t->crop = 1;
+    return LUMEN_OK;
+}
+
+/* crop_temp can stand for v on GPU backend b: its first byte, and a planar image's planes, at
+ * multiples of the backend's crop alignment (else view_temp: through host memory). */
+static int croppable(const lumen_image *v, int margin, lumen_backend b) {
+    size_t align = (size_t)lumen__crop_align(b), es = (size_t)elem_size(v);
+    const lumen_image *r = v->root ? v->root : v;
+    if (!align || !(r->buf.device || r->buf.host)) return 0;
+    int rr[4];
+    read_rect(v, v->root ? margin : 0, rr);
+    size_t first =
+        (size_t)rr[1] * (size_t)r->dim[2].stride + (size_t)rr[0] * (size_t)r->dim[1].stride;
+    return (first * es) % align == 0 &&
+           (!is_planar(v) || ((size_t)r->dim[0].stride * es) % align == 0);
+}
+
 /* After the call: a temporary's device copy freed (an output's copied back first, an input's
  * upload counted); a view written on the host makes its root's host pixels the newest. locked:
  * called inside the call lock (between lumen__prepare and lumen__finish). */
 static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status st, int locked) {
+    if (t->crop) { /* the root's memory: written there, or only read */
+        int rc = 0;
+        if (t->buf.device && locked)
+            rc = halide_device_release_crop(call, &t->buf);
+        else if (t->buf.device)
+            LUMEN__HALIDE_CALL(rc, halide_device_release_crop(call, &t->buf));
+        if (!st) st = lumen__halide_status(call, rc);
+        if (t->image && t->output && !st) lumen__device_written(t->image);
+        return st;
+    }
     uint64_t bytes = (uint64_t)t->dim[0].extent * (uint64_t)t->dim[1].extent *
                      (uint64_t)(t->buf.dimensions > 2 ? t->dim[2].extent : 1);
     if (t->buf.device) {
@@ -234,38 +292,56 @@ typedef struct {
     lumen_status st; /* of the planes' temporaries */
 } args_t;
 
-/* Views and planar images to temporaries, then picks the backend (b) and moves the images where
- * it needs them. */
+/* Picks the backend (b), makes views and planar images temporaries (host memory on the CPU,
+ * device crops on a GPU) and moves the other images where the backend needs them. */
 static lumen_status prepare(lumen__call *call, lumen_image *src, lumen_image *dst, int margin,
                             args_t *a, lumen_backend *b) {
     memset(a, 0, sizeof *a);
-    lumen_status st = LUMEN_OK;
     int ts = src && (src->root || is_planar(src)), td = dst && (dst->root || is_planar(dst));
-    if (ts) st = view_temp(call, src, margin, 0, &a->s);
-    if (!st && td) st = view_temp(call, dst, 0, 1, &a->d);
-    if (!st) st = lumen__prepare(call, ts ? NULL : src, td ? NULL : dst, b);
+    lumen_status st = lumen__choose(call, src, b);
+    int gpu = !st && *b != LUMEN_BACKEND_CPU;
+    if (!st && ts)
+        st = gpu && croppable(src, margin, *b) ? crop_temp(call, src, margin, 0, &a->s)
+                                               : view_temp(call, src, margin, 0, &a->s);
+    if (!st && td)
+        st = gpu && croppable(dst, 0, *b) ? crop_temp(call, dst, 0, 1, &a->d)
+                                          : view_temp(call, dst, 0, 1, &a->d);
+    if (!st) st = lumen__place(call, ts ? NULL : src, td ? NULL : dst);
+    if (st) { /* crops made before the failure */
+        release_temp(call, &a->s, st);
+        release_temp(call, &a->d, st);
+    }
     a->src = !src ? NULL : ts ? &a->s.buf : &src->buf;
     a->dst = !dst ? NULL : td ? &a->d.buf : &dst->buf;
     a->planes = src && is_planar(src) ? lumen_image_channels(src) : 0;
     return st;
 }
 
-/* Plane k of a planar call: a 1-channel buffer of its own per image (a GPU copies it in or out
- * per plane). */
-static void plane_select(args_t *a, int k) {
+/* Plane k of a planar call: a 1-channel buffer of its own per image (on a GPU, a crop of the
+ * image's crop). Inside the call lock; returns 0 or a Halide error code. */
+static int plane_select(lumen__call *call, args_t *a, int k) {
     temp_t *whole[2] = {&a->s, &a->d}, *part[2] = {&a->ps, &a->pd};
     for (int i = 0; a->planes && i < 2; i++) {
         temp_t *w = whole[i], *p = part[i];
         *p = *w;
-        p->dim[0] = (halide_dimension_t){0, 1, 1, 0};
         p->buf.dim = p->dim;
-        p->buf.host = w->buf.host + (size_t)k * (size_t)w->dim[0].stride * (w->buf.type.bits / 8);
+        if (w->buf.host)
+            p->buf.host += (size_t)k * (size_t)w->dim[0].stride * (w->buf.type.bits / 8);
         p->image = NULL; /* the whole image's temporary marks it */
         if (i)
             a->dst = &p->buf;
         else
             a->src = &p->buf;
+        if (w->crop) {
+            p->dim[0] = (halide_dimension_t){k, 1, w->dim[0].stride, 0};
+            p->buf.device = 0;
+            p->buf.device_interface = NULL;
+            int rc = halide_device_crop(call, &w->buf, &p->buf);
+            if (rc) return rc;
+        }
+        p->dim[0] = (halide_dimension_t){0, 1, 1, 0};
     }
+    return 0;
 }
 
 /* After plane k's call returned rc: its buffers' device copies released (an output's copied back
@@ -281,8 +357,7 @@ static void plane_done(lumen__call *call, args_t *a, int rc) {
  * plane of planar images. */
 #define LUMEN__EACH_PLANE(rc, expr)                                          \
   for (int k_ = 0; k_ < (a.planes ? a.planes : 1) && !(rc) && !a.st; k_++) { \
-    plane_select(&a, k_);                                                    \
-    (rc) = (expr);                                                           \
+    if (!((rc) = plane_select(&call, &a, k_))) (rc) = (expr);                \
     plane_done(&call, &a, (rc));                                             \
   }
 
@@ -373,7 +448,7 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
     buf_t out;
     halide_dimension_t dim[3];
     for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
-        plane_select(&a, k);
+        if ((rc = plane_select(&call, &a, k))) break;
         out = *a.dst;
         memcpy(dim, a.dst->dim, sizeof dim);
         if (pairs) {

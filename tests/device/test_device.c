@@ -319,6 +319,65 @@ static void context_lifetime(void) {
     t_image_free(&src);
 }
 
+/* Views and planar images of images already on the device run there as device crops: a chain
+ * through them moves nothing, and gives the CPU's pixels. Offsets are multiples of 4 KiB, within
+ * any device's crop alignment (an OpenCL device's CL_DEVICE_MEM_BASE_ADDR_ALIGN). */
+static void views_on_device(void) {
+    t_image src = t_image_new(1024, 48, 4, 0, 1); /* rows of 4 KiB */
+    lumen_image *img[2][2], *view[2][2];          /* [cpu, gpu][a, b] */
+    for (int g = 0; g < 2; g++) {
+        lumen_context *ctx = g ? gpu : cpu;
+        for (int k = 0; k < 2; k++) {
+            CHECK_OK(lumen_image_create(1024, 48, 4, &img[g][k]));
+            CHECK_OK(lumen_levels(ctx, src.img, img[g][k], k ? 1.0f : 1.2f, k ? 0.0f : 5.0f));
+            CHECK_OK(lumen_image_view(img[g][k], 0, 8 * (k + 1), 1024, 16, 0, &view[g][k]));
+        }
+        if (g) lumen_context_reset_stats(gpu), raw_mark();
+        CHECK_OK(lumen_gaussian_blur(ctx, view[g][0], view[g][1], 2.0f));
+        CHECK_OK(lumen_unsharp_mask(ctx, view[g][1], view[g][0], 1.0f, 1.5f));
+    }
+    lumen_transfer_stats s = stats(gpu);
+    CHECK(s.uploads == 0 && s.downloads == 0 && s.device_allocations == 0,
+          "views of device images: %llu uploads, %llu downloads, %llu allocations; want none",
+          (unsigned long long)s.uploads, (unsigned long long)s.downloads,
+          (unsigned long long)s.device_allocations);
+    CHECK(lumen_image_location(img[1][0]) == gpu_backend, "view results not on the device");
+    raw_check("views on the device");
+    for (int k = 0; k < 2; k++) {
+        CHECK(t_same_pixels(img[1][k], img[0][k]), "views on the device: image %d differs", k);
+        for (int g = 0; g < 2; g++) lumen_image_destroy(view[g][k]), lumen_image_destroy(img[g][k]);
+    }
+    /* planar: planes of 48 KiB */
+    lumen_image *pl[2][2];
+    for (int g = 0; g < 2; g++) {
+        lumen_context *ctx = g ? gpu : cpu;
+        for (int k = 0; k < 2; k++) {
+            uint8_t *px;
+            CHECK_OK(lumen_image_create_format(1024, 48, LUMEN_FORMAT_RGB8_PLANAR, &pl[g][k]));
+            CHECK_OK(lumen_image_map(pl[g][k], LUMEN_ACCESS_WRITE, &px));
+            for (size_t i = 0; i < 3 * 1024 * 48; i++) px[i] = (uint8_t)(i * 7 + (i >> 10));
+        }
+        CHECK_OK(lumen_levels(ctx, pl[g][0], pl[g][1], 0.8f, 20.0f));
+        if (g) lumen_context_reset_stats(gpu), raw_mark();
+        CHECK_OK(lumen_gaussian_blur(ctx, pl[g][1], pl[g][0], 3.0f));
+        CHECK_OK(lumen_levels(ctx, pl[g][0], pl[g][0], 1.5f, -10.0f));
+    }
+    s = stats(gpu);
+    CHECK(s.uploads == 0 && s.downloads == 0 && s.device_allocations == 0,
+          "planar device images: %llu uploads, %llu downloads, %llu allocations; want none",
+          (unsigned long long)s.uploads, (unsigned long long)s.downloads,
+          (unsigned long long)s.device_allocations);
+    raw_check("planar on the device");
+    for (int k = 0; k < 2; k++) {
+        uint8_t *a, *b;
+        CHECK_OK(lumen_image_map(pl[0][k], LUMEN_ACCESS_READ, &a));
+        CHECK_OK(lumen_image_map(pl[1][k], LUMEN_ACCESS_READ, &b));
+        CHECK(a && b && !memcmp(a, b, 3 * 1024 * 48), "planar on the device: image %d differs", k);
+        lumen_image_destroy(pl[0][k]), lumen_image_destroy(pl[1][k]);
+    }
+    t_image_free(&src);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "cuda") == 0) gpu_backend = LUMEN_BACKEND_CUDA;
     const char *mode = argc > 2 ? argv[2] : "";
@@ -348,6 +407,7 @@ int main(int argc, char **argv) {
     CHECK_OK(lumen_context_create(LUMEN_BACKEND_CPU, &cpu));
     chains();
     mixed_chain();
+    views_on_device();
     threads();
     backend_choice();
     context_lifetime();

@@ -176,9 +176,9 @@ typedef struct lumen_image lumen_image;
  * lumen_image_stride bytes apart within a plane, planes lumen_image_plane_stride bytes apart): a
  * CHW tensor's layout. lumen_levels, lumen_gaussian_blur, lumen_resize and lumen_unsharp_mask take
  * them (dst in src's format, planar too), with the results of the interleaved format plane by
- * plane (as for views, a GPU call copies a planar image's pixels in, and its result out, through
- * host memory each call); the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT
- * for them. */
+ * plane (on a GPU as views: device crops, each plane's for OpenCL where the plane stride is a
+ * multiple of the device's alignment, else through host memory); the other pipelines and the YUV
+ * conversions return UNSUPPORTED_FORMAT for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
@@ -266,10 +266,14 @@ LUMEN_API lumen_status lumen_image_wrap_planar(void *data, int width, int height
  * src and dst of one call may be views of one image when the pixels src reads (its rectangle,
  * grown by 1 for sobel and ceil(3 sigma) for gaussian_blur and unsharp_mask, within what it may
  * read) miss dst's rectangle (levels: or are exactly dst's). An image and its views count as one
- * image for thread safety. Views are zero-copy on the CPU; a GPU call copies a view's pixels in
- * (or its result out) through host memory each call, and lumen_cuda_image_device_ptr refuses
- * views. Errors: INVALID_ARGUMENT (out NULL, img NULL, the rectangle not inside img, flags
- * other than LUMEN_VIEW_ISOLATED), OUT_OF_MEMORY. */
+ * image for thread safety. Views are zero-copy on the CPU and (since 1.5) on GPUs: a GPU call
+ * works on a crop of the image's device memory (first uploading the whole image if its host
+ * pixels are newer, as for any image), so chains through views stay on the device. OpenCL takes
+ * a crop only where the first byte the call reads or writes is a multiple of the device's
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN (known after the process's first OpenCL call); there, and on
+ * GPUs before 1.5, a call copies the view's pixels in (or its result out) through host memory.
+ * lumen_cuda_image_device_ptr refuses views. Errors: INVALID_ARGUMENT (out NULL, img NULL, the
+ * rectangle not inside img, flags other than LUMEN_VIEW_ISOLATED), OUT_OF_MEMORY. */
 LUMEN_API lumen_status lumen_image_view(lumen_image *img, int x, int y, int width, int height,
                                         unsigned flags, lumen_image **out);
 /** Frees the image and any device memory it holds (never the caller's memory). NULL is ignored. */
