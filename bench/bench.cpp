@@ -215,6 +215,7 @@ struct Case {
     bool to_gray = false;
     bool nv12 = false;  // the source: an NV12 frame (a 1-channel image of 3/2 the height)
     bool i420 = false;  // the output: an I420 frame (likewise)
+    bool swap = false;  // the output: height x width (rotations by 90 degrees)
     std::function<lumen_status(lumen_context *, Img &, Img &)> lumen;
     std::function<void(const Img &, Img &)> plain;
     std::vector<Peer> peers;
@@ -496,6 +497,45 @@ std::vector<Case> cases() {
         v.push_back(c);
     }
     {
+        Case c{"flip", "left-right", {1, 3, 4}};
+        c.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_flip(x, s.li, d.li, LUMEN_FLIP_HORIZONTAL); };
+        c.peers = {
+            {"cv::flip 1", kCv, 0, false, true, "", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::flip(s.mat(), o, 1);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
+    {
+        Case c{"rotate", "90 clockwise", {1, 3, 4}};
+        c.swap = true;
+        c.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_rotate(x, s.li, d.li, 90); };
+        c.peers = {
+            {"cv::rotate ROTATE_90_CLOCKWISE", kCv, 0, false, true, "", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::rotate(s.mat(), o, cv::ROTATE_90_CLOCKWISE);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
+    {
+        Case c{"threshold", "binary t 127 max 255", {1, 3, 4}};
+        c.lumen = [](lumen_context *x, Img &s, Img &d) {
+            return lumen_threshold(x, s.li, d.li, 127.0f, 255.0f, LUMEN_THRESH_BINARY);
+        };
+        c.peers = {
+            {"cv::threshold THRESH_BINARY", kCv, 0, false, true, "", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::threshold(s.mat(), o, 127, 255, cv::THRESH_BINARY);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
+    {
         // A region of interest: the centre half (w/2 x h/2 at w/4, h/4) of the source, blurred
         // into its own image; Lumen through lumen_image_view, OpenCV through a cv::Mat ROI (which
         // reads the parent's pixels around it, as Lumen's view does).
@@ -538,6 +578,7 @@ void bench_pipelines(lumen_context *ctx, const std::vector<int> &threads) {
                 for (size_t i = 0; cs.nv12 && i < src.bytes(); i++) src.p[i] = uint8_t(16 + src.p[i] * 219 / 255);
                 int ow = int(int64_t(sz.w) * cs.num / cs.den), oh = int(int64_t(sz.h) * cs.num / cs.den);
                 int oc = cs.to_gray ? 1 : c;
+                if (cs.swap) std::swap(ow, oh);
                 if (cs.i420) oh = oh * 3 / 2, oc = 1;
                 Img lo(ow, oh, oc), po(ow, oh, oc);
                 std::string size = std::to_string(sz.w) + "x" + std::to_string(sz.h), fmt = fmt_name(c);

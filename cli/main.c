@@ -589,6 +589,9 @@ static const char *const demos[][2] = {
     {"resize", "resize:w=320"},
     {"sobel", "grayscale,sobel"},
     {"unsharp_mask", "unsharp_mask:sigma=2:amount=2.5"},
+    {"flip", "flip"},
+    {"rotate", "rotate:degrees=90"},
+    {"threshold", "grayscale,threshold:t=100"},
     {"chain", "gaussian_blur:sigma=1.5,unsharp_mask:amount=2,resize:w=1024,levels:gain=1.1"},
 };
 enum { DEMOS = sizeof demos / sizeof *demos };

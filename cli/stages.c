@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP } kind;
+typedef enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP, FLIP, ROTATE, THRESHOLD } kind;
 
 /* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
 typedef struct {
@@ -37,10 +37,22 @@ static const struct {
     {"unsharp_mask",
      {SIGMA, {"amount", 1.5, 0, LUMEN_AMOUNT_MAX, 0, "a number in 0..16"}},
      "sigma=2 (0.5..16) amount=1.5 (0..16)"},
+    {"flip",
+     {{"code", 1, -1, 1, 1, "1 (left-right), 0 (top-bottom) or -1 (both)"}},
+     "code=1: 1 left-right, 0 top-bottom, -1 both (OpenCV's flipCode)"},
+    {"rotate",
+     {{"degrees", 90, 90, 270, 1, "90, 180 or 270"}},
+     "degrees=90 (90, 180 or 270, clockwise)"},
+    {"threshold",
+     {{"t", 127, -1e9, 1e9, 0, "a number"},
+      {"max", 255, -1e9, 1e9, 0, "a number"},
+      {"type", 0, 0, 4, 1, "0 binary, 1 binary_inv, 2 trunc, 3 to_zero or 4 to_zero_inv"}},
+     "t=127 max=255 type=0 (0 binary, 1 binary_inv, 2 trunc, 3 to_zero, 4 to_zero_inv): v > t ?"},
 };
 
 const char *const stage_pipeline_names[] = {
-    "levels", "grayscale", "gaussian_blur", "resize", "sobel", "unsharp_mask", NULL};
+    "levels",       "grayscale", "gaussian_blur", "resize",    "sobel",
+    "unsharp_mask", "flip",      "rotate",        "threshold", NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -85,6 +97,10 @@ int stage_param(stage *s, const char *kv, char *err, size_t err_size) {
 }
 
 int stage_check(const stage *s, char *err, size_t err_size) {
+    if (s->pipeline == ROTATE && s->values[0] != 90 && s->values[0] != 180 && s->values[0] != 270) {
+        snprintf(err, err_size, "rotate: degrees=%g: must be 90, 180 or 270", s->values[0]);
+        return -1;
+    }
     if (s->pipeline != RESIZE) return 0;
     if (s->given[2] && (s->given[0] || s->given[1]))
         snprintf(err, err_size, "resize: scale= conflicts with w=/h=: give scale, or w and/or h");
@@ -127,10 +143,7 @@ int stage_channels(const stage *s, int channels, char *err, size_t err_size) {
     return s->pipeline == GRAYSCALE || s->pipeline == SOBEL ? 1 : channels;
 }
 
-int stage_takes_16bit(const stage *s) {
-    return s->pipeline == LEVELS || s->pipeline == BLUR || s->pipeline == RESIZE ||
-           s->pipeline == UNSHARP;
-}
+int stage_takes_16bit(const stage *s) { return s->pipeline != GRAYSCALE && s->pipeline != SOBEL; }
 
 lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lumen_image **out,
                        char *err, size_t err_size) {
@@ -147,6 +160,7 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
         w = (int)fmax(1.0, fmin(1e6, round(w * sw)));
         h = (int)fmax(1.0, fmin(1e6, round(h * sh)));
     }
+    if (s->pipeline == ROTATE && v[0] != 180) w = h, h = lumen_image_width(src);
     lumen_image *dst = NULL; /* in src's format (16-bit stays 16-bit), or gray */
     lumen_format f = c == lumen_image_channels(src) ? lumen_image_format(src) : (lumen_format)c;
     st = lumen_image_create_format(w, h, f, &dst);
@@ -168,6 +182,19 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
                 break;
             case UNSHARP:
                 st = lumen_unsharp_mask(ctx, src, dst, (float)v[0], (float)v[1]);
+                break;
+            case FLIP: /* OpenCV's flipCode to lumen_flip_mode */
+                st = lumen_flip(ctx, src, dst,
+                                v[0] > 0   ? LUMEN_FLIP_HORIZONTAL
+                                : v[0] < 0 ? LUMEN_FLIP_BOTH
+                                           : LUMEN_FLIP_VERTICAL);
+                break;
+            case ROTATE:
+                st = lumen_rotate(ctx, src, dst, (int)v[0]);
+                break;
+            case THRESHOLD:
+                st = lumen_threshold(ctx, src, dst, (float)v[0], (float)v[1],
+                                     (lumen_threshold_type)(int)v[2]);
                 break;
         }
     if (st) {

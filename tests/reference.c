@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
@@ -348,4 +349,49 @@ void ref_unsharp_mask_wide(ref_wide s, ref_wide d, float sigma, float amount) {
                 }
             }
     free(b);
+}
+
+/* Element (x, y, ch) of any element size (1: u8, 2: u16, 4: float) as a double, and back
+ * (saturated to the integer types' range). */
+static double any_get(ref_wide img, int x, int y, int ch) {
+    const uint8_t *p = (const uint8_t *)img.data + (size_t)y * img.stride +
+                       ((size_t)x * img.c + ch) * (size_t)img.elem;
+    return img.elem == 1 ? *p : img.elem == 2 ? *(const uint16_t *)p : *(const float *)p;
+}
+static void any_set(ref_wide img, int x, int y, int ch, double v) {
+    uint8_t *p =
+        (uint8_t *)img.data + (size_t)y * img.stride + ((size_t)x * img.c + ch) * (size_t)img.elem;
+    double top = img.elem == 1 ? 255 : 65535;
+    if (img.elem != 4) v = v < 0 ? 0 : v > top ? top : v;
+    if (img.elem == 1) *p = (uint8_t)v;
+    if (img.elem == 2) *(uint16_t *)p = (uint16_t)v;
+    if (img.elem == 4) *(float *)p = (float)v;
+}
+
+void ref_orient(ref_wide s, ref_wide d, int mode) {
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++) {
+            int xx = mode & 1 ? d.w - 1 - x : x, yy = mode & 2 ? d.h - 1 - y : y;
+            int sx = mode & 4 ? yy : xx, sy = mode & 4 ? xx : yy;
+            memcpy((uint8_t *)d.data + (size_t)y * d.stride + (size_t)x * d.c * d.elem,
+                   (const uint8_t *)s.data + (size_t)sy * s.stride + (size_t)sx * s.c * s.elem,
+                   (size_t)s.c * s.elem);
+        }
+}
+
+void ref_threshold(ref_wide s, ref_wide d, float thresh, float maxval, int type) {
+    double t = thresh, m = maxval;
+    if (s.elem != 4) t = floor(t), m = floor(m + 0.5); /* any_set saturates m and the result */
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++) {
+                double v = any_get(s, x, y, ch), r;
+                int gt = v > t;
+                r = type == 0   ? (gt ? m : 0)
+                    : type == 1 ? (gt ? 0 : m)
+                    : type == 2 ? (gt ? t : v)
+                    : type == 3 ? (gt ? v : 0)
+                                : (gt ? 0 : v);
+                any_set(d, x, y, ch, r);
+            }
 }

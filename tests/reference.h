@@ -30,6 +30,10 @@ void ref_levels_wide(ref_wide src, ref_wide dst, float gain, float bias);
 void ref_resize_wide(ref_wide src, ref_wide dst);
 void ref_gaussian_blur_wide(ref_wide src, ref_wide dst, float sigma);
 void ref_unsharp_mask_wide(ref_wide src, ref_wide dst, float sigma, float amount);
+/* Any element size (elem 1, 2 or 4) in a ref_wide: lumen_flip / lumen_rotate's mode (generators/
+ * orient.cpp: bit 0 mirror x, bit 1 mirror y, bit 2 transpose; dst's size) and lumen_threshold. */
+void ref_orient(ref_wide src, ref_wide dst, int mode);
+void ref_threshold(ref_wide src, ref_wide dst, float thresh, float maxval, int type);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

@@ -842,6 +842,154 @@ static void check_planar(void) {
     lumen_image_destroy(img);
 }
 
+/* Flips, rotations and thresholds (since 1.5) on every element type and layout: exact against
+ * the references (on each plane of a planar image), views, in place, bad arguments. */
+typedef struct {
+    uint8_t *mem;
+    lumen_image *img;
+    ref_wide part[4]; /* the image, or each plane of a planar one */
+    int parts;
+} t_any;
+
+static t_any any_new(int w, int h, lumen_format f, int pad) {
+    int es = lumen_format_element_size(f), c = lumen_format_channels(f);
+    int planar = ((unsigned)f & LUMEN_FORMAT_PLANAR) != 0;
+    size_t stride = ((size_t)w * (planar ? 1 : c) + (size_t)pad) * es, plane = stride * h;
+    size_t n = planar ? plane * c : stride * h;
+    t_any t = {malloc(n), NULL, {{0}}, planar ? c : 1};
+    for (size_t i = 0; i < n / (size_t)es; i++) {
+        if (es == 1) t.mem[i] = (uint8_t)t_rand();
+        if (es == 2) ((uint16_t *)t.mem)[i] = (uint16_t)t_rand();
+        if (es == 4) ((float *)t.mem)[i] = (float)(t_rand() % 2001) / 1000.0f - 0.5f;
+    }
+    if (planar)
+        CHECK_OK(lumen_image_wrap_planar(t.mem, w, h, f, stride, plane, &t.img));
+    else
+        CHECK_OK(lumen_image_wrap_format(t.mem, w, h, f, stride, &t.img));
+    for (int k = 0; k < t.parts; k++)
+        t.part[k] = (ref_wide){t.mem + k * plane, w, h, planar ? 1 : c, es, stride};
+    return t;
+}
+
+/* 1 if img (mapped) holds want's elements in each part. */
+static int any_same(t_any *img, const t_any *want) {
+    uint8_t *p = NULL;
+    CHECK_OK(lumen_image_map(img->img, LUMEN_ACCESS_READ, &p));
+    for (int k = 0; p && k < img->parts; k++) {
+        ref_wide a = img->part[k], b = want->part[k];
+        for (int y = 0; y < a.h; y++)
+            if (memcmp((uint8_t *)a.data + y * a.stride, (uint8_t *)b.data + y * b.stride,
+                       (size_t)a.w * a.c * a.elem))
+                return 0;
+    }
+    return p != NULL;
+}
+
+static void any_free(t_any *t) {
+    lumen_image_destroy(t->img);
+    free(t->mem);
+}
+
+static void check_geometry(void) {
+    static const lumen_format formats[] = {
+        LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,          LUMEN_FORMAT_BGRA8,
+        LUMEN_FORMAT_RGB16,   LUMEN_FORMAT_RGBAF32,       LUMEN_FORMAT_RGB8_PLANAR,
+        LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_RGBA16_PLANAR, LUMEN_FORMAT_GRAY16};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}};
+    static const int degrees[] = {90, 180, 270}, rot_mode[] = {5, 3, 6};
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
+        lumen_format f = formats[fi];
+        const char *fn = lumen_format_name(f);
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int w = sizes[si][0], h = sizes[si][1], pad = (int)si;
+            t_any src = any_new(w, h, f, pad);
+            for (int k = 0; k < 6; k++) { /* flips 1..3, then rotations */
+                int mode = k < 3 ? k + 1 : rot_mode[k - 3], swap = mode & 4;
+                int ow = swap ? h : w, oh = swap ? w : h;
+                t_any dst = any_new(ow, oh, f, 2), want = any_new(ow, oh, f, 0);
+                lumen_status st = k < 3 ? lumen_flip(ctx, src.img, dst.img, (lumen_flip_mode)mode)
+                                        : lumen_rotate(ctx, src.img, dst.img, degrees[k - 3]);
+                CHECK(st == LUMEN_OK, "%s %d on %s: %s", k < 3 ? "flip" : "rotate",
+                      k < 3 ? mode : degrees[k - 3], fn, lumen_last_error());
+                for (int p = 0; p < src.parts; p++) ref_orient(src.part[p], want.part[p], mode);
+                CHECK(any_same(&dst, &want), "%s %d on %s %dx%d differs", k < 3 ? "flip" : "rotate",
+                      k < 3 ? mode : degrees[k - 3], fn, w, h);
+                any_free(&dst), any_free(&want);
+            }
+            int es = lumen_format_element_size(f);
+            float top = es == 4 ? 1.0f : es == 2 ? 65535.0f : 255.0f;
+            float ts[] = {frand(-0.2f, 1.2f) * top, -5.0f, top + 10, 127.5f, 0.25f};
+            float ms[] = {frand(0, 1.3f) * top, 200.6f, -3, 1e6f, 0.5f};
+            for (int type = 0; type <= 4; type++)
+                for (int i = 0; i < 5; i++) {
+                    t_any dst = any_new(w, h, f, 1), want = any_new(w, h, f, 0);
+                    CHECK_OK(lumen_threshold(ctx, src.img, dst.img, ts[i], ms[i],
+                                             (lumen_threshold_type)type));
+                    for (int p = 0; p < src.parts; p++)
+                        ref_threshold(src.part[p], want.part[p], ts[i], ms[i], type);
+                    CHECK(any_same(&dst, &want), "threshold %d t %g m %g on %s %dx%d differs", type,
+                          (double)ts[i], (double)ms[i], fn, w, h);
+                    any_free(&dst), any_free(&want);
+                }
+            /* in place */
+            t_any want = any_new(w, h, f, 0);
+            for (int p = 0; p < src.parts; p++)
+                ref_threshold(src.part[p], want.part[p], ts[0], ms[0], LUMEN_THRESH_TOZERO);
+            CHECK_OK(lumen_threshold(ctx, src.img, src.img, ts[0], ms[0], LUMEN_THRESH_TOZERO));
+            CHECK(any_same(&src, &want), "threshold in place on %s", fn);
+            any_free(&want), any_free(&src);
+        }
+    }
+    /* views: a rotated view of an image into a view of another */
+    t_any a = any_new(40, 30, LUMEN_FORMAT_RGB8, 3), b = any_new(50, 60, LUMEN_FORMAT_RGB8, 0);
+    t_any want = any_new(20, 12, LUMEN_FORMAT_RGB8, 0);
+    lumen_image *va = NULL, *vb = NULL;
+    CHECK_OK(lumen_image_view(a.img, 7, 5, 12, 20, 0, &va));
+    CHECK_OK(lumen_image_view(b.img, 9, 11, 20, 12, 0, &vb));
+    CHECK_OK(lumen_rotate(ctx, va, vb, 90));
+    ref_wide part = a.part[0], out = b.part[0];
+    part.data = a.mem + 5 * part.stride + 7 * 3, part.w = 12, part.h = 20;
+    out.data = b.mem + 11 * out.stride + 9 * 3, out.w = 20, out.h = 12;
+    ref_orient(part, want.part[0], 5);
+    t_any got = {NULL, NULL, {out}, 1};
+    uint8_t *px;
+    CHECK_OK(lumen_image_map(b.img, LUMEN_ACCESS_READ, &px));
+    got.img = vb;
+    CHECK(any_same(&got, &want), "rotate a view into a view");
+    lumen_image_destroy(va), lumen_image_destroy(vb);
+    any_free(&a), any_free(&b), any_free(&want);
+    /* bad arguments: nothing written */
+    lumen_image *s = NULL, *d = NULL, *d16 = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 3, &s));
+    CHECK_OK(lumen_image_create(4, 6, 3, &d));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB16, &d16));
+    CHECK(lumen_flip(ctx, s, d, LUMEN_FLIP_VERTICAL) == LUMEN_ERROR_SIZE_MISMATCH, "flip size");
+    CHECK(lumen_rotate(ctx, s, d, 180) == LUMEN_ERROR_SIZE_MISMATCH, "rotate 180 size");
+    CHECK(lumen_rotate(ctx, s, s, 90) == LUMEN_ERROR_SIZE_MISMATCH, "rotate 90 size");
+    CHECK(lumen_rotate(ctx, s, d, 45) == LUMEN_ERROR_SIZE_MISMATCH, "rotate 45: size first");
+    CHECK(lumen_rotate(ctx, d, d16, 45) == LUMEN_ERROR_SIZE_MISMATCH, "rotate: format");
+    lumen_image *s2 = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 3, &s2));
+    CHECK(lumen_rotate(ctx, s, s2, 45) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "degrees 45"),
+          "rotate 45: %s", lumen_last_error());
+    CHECK(lumen_flip(ctx, s, s2, (lumen_flip_mode)0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_flip(ctx, s, s2, (lumen_flip_mode)4) == LUMEN_ERROR_INVALID_ARGUMENT,
+          "flip mode");
+    CHECK(lumen_flip(ctx, s, s, LUMEN_FLIP_BOTH) == LUMEN_ERROR_INVALID_ARGUMENT, "flip in place");
+    CHECK(
+        lumen_threshold(ctx, s, s2, NAN, 1, LUMEN_THRESH_BINARY) == LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_threshold(ctx, s, s2, 1, INFINITY, LUMEN_THRESH_BINARY) ==
+                LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_threshold(ctx, s, s2, 1, 1, (lumen_threshold_type)5) ==
+                LUMEN_ERROR_INVALID_ARGUMENT,
+        "threshold arguments");
+    CHECK(lumen_threshold(ctx, s, d16, 1, 1, LUMEN_THRESH_BINARY) == LUMEN_ERROR_SIZE_MISMATCH,
+          "threshold format");
+    lumen_image_destroy(s), lumen_image_destroy(s2), lumen_image_destroy(d),
+        lumen_image_destroy(d16);
+}
+
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "cpu";
     for (backend = LUMEN_BACKEND_CPU; backend <= LUMEN_BACKEND_OPENCL; backend++)
@@ -860,6 +1008,7 @@ int main(int argc, char **argv) {
     check_chain();
     check_wide();
     check_planar();
+    check_geometry();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

@@ -24,6 +24,7 @@ typedef struct {
     int margin;   /* how far around a pixel the pipeline reads (sobel 1, blur the radius) */
     int wide;     /* takes 16-bit and float formats too (else 8-bit only) */
     int planar;   /* takes planar formats too: runs once per plane */
+    int swap;     /* with same_size: dst is src's height x width (rotations by 90 degrees) */
 } shape;
 
 static int is_planar(const lumen_image *img) {
@@ -107,11 +108,12 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst is %s, needs src's format %s",
                            lumen_format_name(dst->format), lumen_format_name(src->format));
     }
-    if (s.same_size && (lumen_image_width(src) != lumen_image_width(dst) ||
-                        lumen_image_height(src) != lumen_image_height(dst))) {
-        return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "src is %dx%d but dst is %dx%d",
-                           lumen_image_width(src), lumen_image_height(src), lumen_image_width(dst),
-                           lumen_image_height(dst));
+    int w = lumen_image_width(src), h = lumen_image_height(src);
+    if (s.same_size && (lumen_image_width(dst) != (s.swap ? h : w) ||
+                        lumen_image_height(dst) != (s.swap ? w : h))) {
+        return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "src is %dx%d but dst is %dx%d%s", w, h,
+                           lumen_image_width(dst), lumen_image_height(dst),
+                           s.swap ? " (needs src's height x width)" : "");
     }
     if (overlap(src, dst, s)) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "src and dst overlap%s",
@@ -492,6 +494,73 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     LUMEN__EACH_PLANE(rc, es == 4 ? fnsf[b](&call, a.src, &t.buf, t.radius, amount, a.dst)
                                   : f[b](&call, a.src, &t.buf, t.radius, q12(amount), a.dst));
     return release_taps(&call, &t, finish(&call, &a, rc));
+}
+
+/* ---- Geometry and thresholds -------------------------------------------------------------- */
+
+/* The orient generators' mode (generators/orient.cpp): flips 1..3, rotations 5 (90), 3, 6 (270). */
+static lumen_status orient(lumen_context *ctx, const char *fn, lumen_image *src, lumen_image *dst,
+                           int mode, int swap, const char *bad) {
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(orient), fns16[] = LUMEN__TABLE(orient_u16),
+                      fnsf[] = LUMEN__TABLE(orient_f32);
+    LUMEN__START(fn, ((shape){ANY_CHANNELS, 0, 1, 0, 0, 1, 1, swap}));
+    if (!mode) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s", bad);
+    LUMEN__PREPARE();
+    int es = elem_size(src), rc = 0;
+    const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    LUMEN__EACH_PLANE(rc, f[b](&call, a.src, mode, a.dst));
+    return finish(&call, &a, rc);
+}
+
+lumen_status lumen_flip(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                        lumen_flip_mode mode) {
+    char bad[64];
+    snprintf(bad, sizeof bad, "mode %d (LUMEN_FLIP_HORIZONTAL, VERTICAL or BOTH taken)", (int)mode);
+    int m = mode >= LUMEN_FLIP_HORIZONTAL && mode <= LUMEN_FLIP_BOTH ? (int)mode : 0;
+    return orient(ctx, "lumen_flip", src, dst, m, 0, bad);
+}
+
+lumen_status lumen_rotate(lumen_context *ctx, lumen_image *src, lumen_image *dst, int degrees) {
+    char bad[64];
+    snprintf(bad, sizeof bad, "degrees %d (90, 180 or 270 taken)", degrees);
+    int m = degrees == 90 ? 5 : degrees == 180 ? 3 : degrees == 270 ? 6 : 0;
+    return orient(ctx, "lumen_rotate", src, dst, m, degrees == 90 || degrees == 270, bad);
+}
+
+lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *dst, float thresh,
+                             float maxval, lumen_threshold_type type) {
+    typedef int (*fn_t)(const void *, buf_t *, int16_t, uint8_t, uint8_t, int32_t, buf_t *);
+    typedef int (*fn16_t)(const void *, buf_t *, int32_t, uint16_t, uint16_t, int32_t, buf_t *);
+    typedef int (*fnf_t)(const void *, buf_t *, float, float, float, int32_t, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(threshold);
+    static const fn16_t fns16[] = LUMEN__TABLE(threshold_u16);
+    static const fnf_t fnsf[] = LUMEN__TABLE(threshold_f32);
+    LUMEN__START("lumen_threshold", ((shape){ANY_CHANNELS, 0, 1, 1, 0, 1, 1}));
+    if (!isfinite(thresh) || !isfinite(maxval)) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "thresh %g, maxval %g: both must be finite", (double)thresh,
+                           (double)maxval);
+    }
+    if (type < LUMEN_THRESH_BINARY || type > LUMEN_THRESH_TOZERO_INV) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "type %d (LUMEN_THRESH_BINARY .. TOZERO_INV taken)", (int)type);
+    }
+    LUMEN__PREPARE();
+    int es = elem_size(src), rc = 0;
+    double top = es == 2 ? 65535.0 : 255.0;
+    double t = floor(fmin(fmax((double)thresh, -1.0), top)); /* -1: every v is above */
+    double m = fmin(fmax(floor((double)maxval + 0.5), 0.0), top), tv = fmax(t, 0.0);
+    if (es == 4) {
+        LUMEN__EACH_PLANE(rc, fnsf[b](&call, a.src, thresh, thresh, maxval, (int32_t)type, a.dst))
+    } else if (es == 2) {
+        LUMEN__EACH_PLANE(
+            rc, fns16[b](&call, a.src, (int32_t)t, (uint16_t)tv, (uint16_t)m, (int32_t)type, a.dst))
+    } else {
+        LUMEN__EACH_PLANE(
+            rc, fns[b](&call, a.src, (int16_t)t, (uint8_t)tv, (uint8_t)m, (int32_t)type, a.dst))
+    }
+    return finish(&call, &a, rc);
 }
 
 /* ---- YUV 4:2:0 frames --------------------------------------------------------------------- */

@@ -95,6 +95,22 @@ static void check_run(void) {
           "chain on opencl transfers: %s", out_text);
     lumen_image_destroy(a), lumen_image_destroy(b), lumen_image_destroy(want);
 
+    /* Geometry and threshold (67x45 -> 45x67 and back to 67x45) */
+    a = new_like(rgb, 45, 67, 0), b = new_like(rgb, 67, 45, 0), want = new_like(rgb, 67, 45, 0);
+    lumen_rotate(NULL, rgb, a, 270);
+    lumen_rotate(NULL, a, b, 90);
+    lumen_image_destroy(a);
+    a = new_like(rgb, 0, 0, 0);
+    lumen_flip(NULL, b, a, LUMEN_FLIP_BOTH);
+    lumen_threshold(NULL, a, want, 90.0f, 200.0f, LUMEN_THRESH_TRUNC);
+    CHECK(lumen("chain \"rotate:degrees=270,rotate,flip:code=-1,threshold:t=90:max=200:type=2\" "
+                "rgb.png o.png") == 0,
+          "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "rotate, flip, threshold chain differs from the library");
+    lumen_image_destroy(got);
+    lumen_image_destroy(a), lumen_image_destroy(b), lumen_image_destroy(want);
+
     /* Converted kinds: 16-bit, gray+alpha become 8-bit gray / RGBA. */
     write_png("gray16.png", 9, 7, PNG_FORMAT_LINEAR_Y);
     write_png("ga.png", 9, 7, PNG_FORMAT_GA);
@@ -115,8 +131,9 @@ static void check_info_demo(void) {
               strstr(out_text, lumen_cpu_variant()),
           "info output: %s", out_text);
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
-    const char *files[] = {"sample", "levels", "grayscale",    "gaussian_blur",
-                           "resize", "sobel",  "unsharp_mask", "chain"};
+    const char *files[] = {"sample", "levels",    "grayscale",    "gaussian_blur",
+                           "resize", "sobel",     "unsharp_mask", "flip",
+                           "rotate", "threshold", "chain"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

@@ -168,17 +168,18 @@ typedef struct lumen_image lumen_image;
  * B, G, R order, 0x1000 16-bit unsigned and 0x2000 32-bit float elements (since 1.4). Every
  * pipeline that takes 3 or 4 channels takes both orders: lumen_grayscale weights each channel by
  * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
- * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize and
- * lumen_unsharp_mask take them (dst of src's format); lumen_grayscale, lumen_sobel and the YUV
+ * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize,
+ * lumen_unsharp_mask (and since 1.5 lumen_flip, lumen_rotate and lumen_threshold) take them (dst
+ * of src's format); lumen_grayscale, lumen_sobel and the YUV
  * conversions return UNSUPPORTED_FORMAT for them. Planar formats (since 1.5): LUMEN_FORMAT_PLANAR
  * added to a 3- or 4-channel format (RGB8_PLANAR, ..., BGRAF32_PLANAR) stores each channel as a
  * plane of its own (plane k = the k-th channel of the order, e.g. B for BGR; rows
  * lumen_image_stride bytes apart within a plane, planes lumen_image_plane_stride bytes apart): a
- * CHW tensor's layout. lumen_levels, lumen_gaussian_blur, lumen_resize and lumen_unsharp_mask take
- * them (dst in src's format, planar too), with the results of the interleaved format plane by
- * plane (on a GPU as views: device crops, each plane's for OpenCL where the plane stride is a
- * multiple of the device's alignment, else through host memory); the other pipelines and the YUV
- * conversions return UNSUPPORTED_FORMAT for them. */
+ * CHW tensor's layout. lumen_levels, lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask,
+ * lumen_flip, lumen_rotate and lumen_threshold take them (dst in src's format, planar too), with
+ * the results of the interleaved format plane by plane (on a GPU as views: device crops, each
+ * plane's for OpenCL where the plane stride is a multiple of the device's alignment, else through
+ * host memory); the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
@@ -381,6 +382,45 @@ LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_i
  * 4096)), exact; float dst = b + amount (src - b), in float, no clamp. */
 LUMEN_API lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                           float sigma, float amount);
+
+/* ---- Geometry and thresholds, since 1.5 --------------------------------------------------- */
+
+/** lumen_flip's directions (OpenCV cv::flip's flipCode 1, 0 and -1). */
+typedef enum lumen_flip_mode {
+    LUMEN_FLIP_HORIZONTAL = 1, /**< left-right: dst(x, y) = src(w - 1 - x, y) */
+    LUMEN_FLIP_VERTICAL = 2,   /**< top-bottom: dst(x, y) = src(x, h - 1 - y) */
+    LUMEN_FLIP_BOTH = 3        /**< both: dst(x, y) = src(w - 1 - x, h - 1 - y), rotation by 180 */
+} lumen_flip_mode;
+/** Mirrors src (w x h) into dst. src: any format (every element type, interleaved or planar);
+ * dst: same size and format. Pixels are moved as they are. Errors: those of every pipeline, and
+ * INVALID_ARGUMENT for a mode not listed. */
+LUMEN_API lumen_status lumen_flip(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                  lumen_flip_mode mode);
+/** Rotates src (w x h) clockwise by degrees = 90, 180 or 270 (OpenCV cv::rotate's
+ * ROTATE_90_CLOCKWISE, ROTATE_180, ROTATE_90_COUNTERCLOCKWISE). 90: dst(x, y) = src(y, h - 1 - x);
+ * 180: as LUMEN_FLIP_BOTH; 270: dst(x, y) = src(w - 1 - y, x). src: any format; dst: src's
+ * format, h x w for 90 and 270 (else w x h). Errors: those of every pipeline (SIZE_MISMATCH by
+ * those sizes; a degrees value not listed is checked against w x h), and INVALID_ARGUMENT for
+ * degrees other than 90, 180 and 270. */
+LUMEN_API lumen_status lumen_rotate(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                    int degrees);
+
+/** lumen_threshold's rules, with gt = (v > t) (the values of OpenCV's THRESH_*). */
+typedef enum lumen_threshold_type {
+    LUMEN_THRESH_BINARY = 0,     /**< gt ? maxval : 0 */
+    LUMEN_THRESH_BINARY_INV = 1, /**< gt ? 0 : maxval */
+    LUMEN_THRESH_TRUNC = 2,      /**< gt ? t : v */
+    LUMEN_THRESH_TOZERO = 3,     /**< gt ? v : 0 */
+    LUMEN_THRESH_TOZERO_INV = 4  /**< gt ? 0 : v */
+} lumen_threshold_type;
+/** Thresholds every element v (every channel, alpha too, as cv::threshold). 8- and 16-bit:
+ * t = floor(thresh) and maxval rounded half up and saturated to the element's range, a result
+ * below 0 (TRUNC with t < 0) is 0: exact, as OpenCV's 8-bit threshold; float: t = thresh and
+ * maxval as given. src: any format (interleaved or planar); dst: same size and format; src == dst
+ * (in place) allowed. Errors: those of every pipeline, and INVALID_ARGUMENT for thresh or maxval
+ * NaN or infinite, or a type not listed. */
+LUMEN_API lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                       float thresh, float maxval, lumen_threshold_type type);
 
 /* ---- Camera frames (YUV 4:2:0), since 1.3 ------------------------------------------------- */
 
