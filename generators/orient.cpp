@@ -25,6 +25,11 @@ public:
         lumen::interleaved(input);
         lumen::interleaved(output);
         output.dim(0).set_extent(input.dim(0).extent());
+        if (this->get_target().has_gpu_feature()) {  // memory-bound: one kernel for all modes
+            Var xo("xo"), yo("yo"), xt("xt"), yt("yt");
+            output.gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
+            return;
+        }
         // Each mode specialized (its selects folded: dense or reversed rows, or columns read for
         // a transpose); a vertical flip moves whole rows, one dense loop over channels and x.
         Expr channels = input.dim(0).extent();

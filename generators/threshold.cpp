@@ -27,10 +27,15 @@ public:
         lumen::interleaved(input);
         lumen::interleaved(output);
         output.dim(0).set_extent(input.dim(0).extent());
-        lumen::schedule_interleaved(
-            output, input.dim(0).extent(), output.dim(1).extent(), this->get_target(), c, x, y,
-            this->template natural_vector_size<T>() * (sizeof(T) == 1 ? 2 : 1), {1, 3, 4},
-            TailStrategy::GuardWithIf, true);  // may run in place
+        if (this->get_target().has_gpu_feature()) {  // memory-bound: one kernel for any channels
+            Var xo("xo"), yo("yo"), xt("xt"), yt("yt");
+            output.gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
+            return;
+        }
+        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
+                                    this->get_target(), c, x, y,
+                                    this->template natural_vector_size<T>(), {1, 3, 4},
+                                    TailStrategy::GuardWithIf, true);  // may run in place
     }
 };
 
