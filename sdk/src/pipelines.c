@@ -507,9 +507,28 @@ static lumen_status orient(lumen_context *ctx, const char *fn, lumen_image *src,
     LUMEN__START(fn, ((shape){ANY_CHANNELS, 0, 1, 0, 0, 1, 1, swap}));
     if (!mode) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s", bad);
     LUMEN__PREPARE();
-    int es = elem_size(src), rc = 0;
+    int es = elem_size(src), c = lumen_image_channels(src), rc = 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
-    LUMEN__EACH_PLANE(rc, f[b](&call, a.src, mode, a.dst));
+    /* RGBA8 / BGRA8 on the CPU: each pixel one 32-bit element (1 channel of orient_f32: moved as
+     * is), so mirrored and transposed reads are dense or 32-bit gathers, not byte shuffles. */
+    buf_t *ab[2] = {a.src, a.dst}, px[2];
+    halide_dimension_t dims[2][3];
+    int whole = b == LUMEN_BACKEND_CPU && !a.planes && es * c == 4 && c > 1;
+    for (int i = 0; i < 2; i++)
+        whole = whole && (uintptr_t)ab[i]->host % 4 == 0 && ab[i]->dim[2].stride % 4 == 0;
+    for (int i = 0; whole && i < 2; i++) {
+        px[i] = *ab[i];
+        px[i].type.code = halide_type_float, px[i].type.bits = 32;
+        px[i].dim = dims[i];
+        dims[i][0] = (halide_dimension_t){0, 1, 1, 0};
+        dims[i][1] = (halide_dimension_t){ab[i]->dim[1].min, ab[i]->dim[1].extent, 1, 0};
+        dims[i][2] = (halide_dimension_t){ab[i]->dim[2].min, ab[i]->dim[2].extent,
+                                          ab[i]->dim[2].stride / 4, 0};
+    }
+    if (whole)
+        rc = fnsf[b](&call, &px[0], mode, &px[1]);
+    else
+        LUMEN__EACH_PLANE(rc, f[b](&call, a.src, mode, a.dst));
     return finish(&call, &a, rc);
 }
 
