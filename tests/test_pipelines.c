@@ -990,6 +990,82 @@ static void check_geometry(void) {
         lumen_image_destroy(d16);
 }
 
+/* lumen_to_tensor: each dst channel against the float resize reference of its source channel
+ * (by colour), then (r / 255 - mean) / std in double, within the documented bound; same size and
+ * resized, interleaved and planar (CHW) tensors, channel orders, NULL mean and std, bad input. */
+static void check_tensor(void) {
+    static const struct {
+        lumen_format s, d;
+    } cases[] = {{LUMEN_FORMAT_GRAY8, LUMEN_FORMAT_GRAYF32},
+                 {LUMEN_FORMAT_RGB8, LUMEN_FORMAT_RGBF32},
+                 {LUMEN_FORMAT_BGRA8, LUMEN_FORMAT_RGBF32_PLANAR},
+                 {LUMEN_FORMAT_BGRA8, LUMEN_FORMAT_RGBAF32},
+                 {LUMEN_FORMAT_RGB8, LUMEN_FORMAT_BGRF32_PLANAR},
+                 {LUMEN_FORMAT_RGBA8, LUMEN_FORMAT_BGRAF32_PLANAR}};
+    static const int sizes[][4] = {{37, 23, 37, 23}, {64, 48, 24, 24}, {30, 20, 45, 50}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            lumen_format sf = cases[ci].s, df = cases[ci].d;
+            int w = sizes[si][0], h = sizes[si][1], ow = sizes[si][2], oh = sizes[si][3];
+            int sc = lumen_format_channels(sf), dc = lumen_format_channels(df);
+            int sbgr = !strncmp(lumen_format_name(sf), "BGR", 3),
+                dbgr = !strncmp(lumen_format_name(df), "BGR", 3);
+            size_t ss = (size_t)w * sc + 5;
+            uint8_t *mem = malloc(ss * h);
+            for (size_t i = 0; i < ss * h; i++) mem[i] = (uint8_t)t_rand();
+            lumen_image *src = NULL, *dst = NULL;
+            CHECK_OK(lumen_image_wrap_format(mem, w, h, sf, ss, &src));
+            CHECK_OK(lumen_image_create_format(ow, oh, df, &dst));
+            float mean[4], sd[4];
+            for (int k = 0; k < 4; k++) mean[k] = frand(-1, 1), sd[k] = frand(0.05f, 2.0f);
+            int nulls = si == 1;
+            CHECK_OK(lumen_to_tensor(ctx, src, dst, nulls ? NULL : mean, nulls ? NULL : sd));
+            uint8_t *p = NULL;
+            CHECK_OK(lumen_image_map(dst, LUMEN_ACCESS_READ, &p));
+            size_t ds = lumen_image_stride(dst), ps = lumen_image_plane_stride(dst);
+            float *plane = malloc(sizeof(float) * w * h), *r = malloc(sizeof(float) * ow * oh);
+            double worst = 0;
+            for (int k = 0; p && k < dc; k++) {
+                int col = dbgr && k < 3 ? 2 - k : k, from = sbgr && col < 3 ? 2 - col : col;
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++)
+                        plane[y * w + x] = mem[y * ss + (size_t)x * sc + from];
+                ref_resize_wide((ref_wide){plane, w, h, 1, 4, (size_t)w * 4},
+                                (ref_wide){r, ow, oh, 1, 4, (size_t)ow * 4});
+                double m = nulls ? 0 : mean[k], d = nulls ? 1 : sd[k];
+                double s = (float)(1.0 / (255.0 * d)), o = (float)(-m / d);
+                for (int y = 0; y < oh; y++)
+                    for (int x = 0; x < ow; x++) {
+                        const uint8_t *e = ps ? p + k * ps + y * ds + (size_t)x * 4
+                                              : p + y * ds + ((size_t)x * dc + k) * 4;
+                        double got = *(const float *)e, rv = r[y * ow + x];
+                        double want = (rv / 255.0 - m) / d;
+                        double err = fabs(got - want) / (1 + fabs(rv * s) + fabs(o));
+                        worst = err > worst ? err : worst;
+                    }
+            }
+            CHECK(worst <= 1.0 / (1 << 20), "to_tensor %s -> %s %dx%d -> %dx%d: off by %g",
+                  lumen_format_name(sf), lumen_format_name(df), w, h, ow, oh, worst);
+            free(plane), free(r), free(mem);
+            lumen_image_destroy(src), lumen_image_destroy(dst);
+        }
+    lumen_image *s8 = NULL, *s16 = NULL, *d8 = NULL, *d1 = NULL, *d3 = NULL;
+    CHECK_OK(lumen_image_create(8, 8, 3, &s8));
+    CHECK_OK(lumen_image_create_format(8, 8, LUMEN_FORMAT_RGB16, &s16));
+    CHECK_OK(lumen_image_create(8, 8, 3, &d8));
+    CHECK_OK(lumen_image_create_format(8, 8, LUMEN_FORMAT_GRAYF32, &d1));
+    CHECK_OK(lumen_image_create_format(4, 4, LUMEN_FORMAT_RGBF32_PLANAR, &d3));
+    float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    CHECK(lumen_to_tensor(ctx, s16, d3, NULL, NULL) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_to_tensor(ctx, s8, d8, NULL, NULL) == LUMEN_ERROR_SIZE_MISMATCH &&
+              lumen_to_tensor(ctx, s8, d1, NULL, NULL) == LUMEN_ERROR_SIZE_MISMATCH &&
+              lumen_to_tensor(ctx, s8, d3, one, zero) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_to_tensor(ctx, NULL, d3, NULL, NULL) == LUMEN_ERROR_INVALID_ARGUMENT,
+          "to_tensor bad arguments: %s", lumen_last_error());
+    lumen_image_destroy(s8), lumen_image_destroy(s16), lumen_image_destroy(d8);
+    lumen_image_destroy(d1), lumen_image_destroy(d3);
+}
+
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "cpu";
     for (backend = LUMEN_BACKEND_CPU; backend <= LUMEN_BACKEND_OPENCL; backend++)
@@ -1009,6 +1085,7 @@ int main(int argc, char **argv) {
     check_wide();
     check_planar();
     check_geometry();
+    check_tensor();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

@@ -325,6 +325,7 @@ static int plane_select(lumen__call *call, args_t *a, int k) {
     temp_t *whole[2] = {&a->s, &a->d}, *part[2] = {&a->ps, &a->pd};
     for (int i = 0; a->planes && i < 2; i++) {
         temp_t *w = whole[i], *p = part[i];
+        if (!w->image || !is_planar(w->image)) continue; /* to_tensor's src */
         *p = *w;
         p->buf.dim = p->dim;
         if (w->buf.host)
@@ -580,6 +581,75 @@ lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *
             rc, fns[b](&call, a.src, (int16_t)t, (uint8_t)tv, (uint8_t)m, (int32_t)type, a.dst))
     }
     return finish(&call, &a, rc);
+}
+
+/* ---- ML preprocessing --------------------------------------------------------------------- */
+
+/* Its color (0 R, 1 G, 2 B, 3 A; gray 0) for each channel of a format. */
+static void colors(lumen_format f, int out[4]) {
+    int bgr = !strncmp(lumen_format_name(f), "BGR", 3);
+    for (int k = 0; k < 4; k++) out[k] = bgr && k < 3 ? 2 - k : k;
+}
+
+lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                             const float *mean, const float *std) {
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, int32_t, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(to_tensor);
+    lumen__call call;
+    lumen__begin(&call, "lumen_to_tensor", ctx);
+    lumen_status st = lumen__check_image(&call, src, "src");
+    if (!st) st = lumen__check_image(&call, dst, "dst");
+    if (st) return st;
+    int sc = lumen_image_channels(src), dc = lumen_image_channels(dst);
+    if (elem_size(src) != 1 || is_planar(src)) {
+        return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "src is %s: 8-bit interleaved formats taken",
+                           lumen_format_name(src->format));
+    }
+    if (elem_size(dst) != 4 || !(dc == sc || (dc == 3 && sc == 4))) {
+        return lumen__fail(&call, LUMEN_ERROR_SIZE_MISMATCH,
+                           "dst is %s: a float format of %d channels%s needed for src %s",
+                           lumen_format_name(dst->format), sc, sc == 4 ? " (or 3)" : "",
+                           lumen_format_name(src->format));
+    }
+    if (lumen__overlap(src, dst))
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "src and dst overlap");
+    float par[3][4]; /* by dst channel: source channel, scale, offset (the generator's (k, j)) */
+    int scol[4], dcol[4];
+    colors(src->format, scol), colors(dst->format, dcol);
+    for (int k = 0; k < 4; k++) {
+        double m = mean && k < dc ? mean[k] : 0.0, sd = std && k < dc ? std[k] : 1.0;
+        if (k < dc && (!isfinite(m) || !isfinite(sd) || sd == 0.0)) {
+            return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                               "mean[%d] %g, std[%d] %g: need finite values, std not 0", k, m, k,
+                               sd);
+        }
+        int from = 0;
+        for (int j = 0; j < sc; j++)
+            if (scol[j] == dcol[k < dc ? k : 0]) from = j;
+        par[0][k] = (float)from, par[1][k] = (float)(1.0 / (255.0 * sd)),
+        par[2][k] = (float)(-m / sd);
+    }
+    halide_dimension_t pd[2] = {{0, 4, 1, 0}, {0, 3, 4, 0}};
+    buf_t pb;
+    lumen__buffer_init(&pb, par, 32, 2, pd, halide_buffer_flag_host_dirty);
+    pb.type.code = halide_type_float;
+    lumen_backend b;
+    args_t a;
+    if ((st = prepare(&call, src, dst, 0, &a, &b))) return st;
+    a.planes = is_planar(dst) ? dc : 0;
+    int w = lumen_image_width(dst), h = lumen_image_height(dst), rc = 0;
+    for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
+        if (!(rc = plane_select(&call, &a, k))) rc = fns[b](&call, a.src, &pb, k, w, h, a.dst);
+        plane_done(&call, &a, rc);
+    }
+    st = finish(&call, &a, rc);
+    if (pb.device) {
+        int r;
+        LUMEN__HALIDE_CALL(r, halide_device_free(&call, &pb));
+        if (!st) st = lumen__halide_status(&call, r);
+    }
+    return st;
 }
 
 /* ---- YUV 4:2:0 frames --------------------------------------------------------------------- */

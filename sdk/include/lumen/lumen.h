@@ -422,6 +422,23 @@ typedef enum lumen_threshold_type {
 LUMEN_API lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                        float thresh, float maxval, lumen_threshold_type type);
 
+/* ---- ML preprocessing, since 1.5 ---------------------------------------------------------- */
+
+/** An 8-bit image (gray, RGB, RGBA, BGR or BGRA, interleaved) to a float tensor in one pass:
+ * dst channel k = (r / 255 - mean[k]) / std[k], r the source channel of dst channel k's colour
+ * (so a BGR image fills an RGB tensor in RGB order; alpha is dropped when dst has 3 channels),
+ * resized to dst's size as lumen_resize's float path does (bilinear, OpenCV INTER_LINEAR pixel
+ * centres; at src's size r is the value itself). Computed as r * s + o in float, with
+ * s = 1 / (255 std[k]) and o = -mean[k] / std[k] rounded to float: within 2^-20 (1 + |r s| + |o|)
+ * of the real value. dst: GRAYF32 from gray; RGBF32, BGRF32 (or their _PLANAR: CHW) from 3 or 4
+ * channels; RGBAF32, BGRAF32 (or _PLANAR) from 4; any size. mean and std: dst's channel count of
+ * values in dst's channel order (NULL: 0 and 1). Errors: INVALID_ARGUMENT (src, dst NULL);
+ * UNSUPPORTED_FORMAT (src not 8-bit interleaved); SIZE_MISMATCH (dst not such a float format);
+ * INVALID_ARGUMENT (src and dst overlap; a mean not finite, a std 0 or not finite); then those
+ * of every pipeline. */
+LUMEN_API lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                       const float *mean, const float *std);
+
 /* ---- Camera frames (YUV 4:2:0), since 1.3 ------------------------------------------------- */
 
 /** How a 4:2:0 frame's planes are laid out: a Y plane of width x height samples, and U and V at
