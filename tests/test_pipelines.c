@@ -1055,11 +1055,12 @@ static void check_tensor(void) {
     CHECK_OK(lumen_image_create(8, 8, 3, &d8));
     CHECK_OK(lumen_image_create_format(8, 8, LUMEN_FORMAT_GRAYF32, &d1));
     CHECK_OK(lumen_image_create_format(4, 4, LUMEN_FORMAT_RGBF32_PLANAR, &d3));
-    float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1}, tiny[3] = {1e-39f, 1e-39f, 1e-39f};
     CHECK(lumen_to_tensor(ctx, s16, d3, NULL, NULL) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
               lumen_to_tensor(ctx, s8, d8, NULL, NULL) == LUMEN_ERROR_SIZE_MISMATCH &&
               lumen_to_tensor(ctx, s8, d1, NULL, NULL) == LUMEN_ERROR_SIZE_MISMATCH &&
               lumen_to_tensor(ctx, s8, d3, one, zero) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_to_tensor(ctx, s8, d3, one, tiny) == LUMEN_ERROR_INVALID_ARGUMENT &&
               lumen_to_tensor(ctx, NULL, d3, NULL, NULL) == LUMEN_ERROR_INVALID_ARGUMENT,
           "to_tensor bad arguments: %s", lumen_last_error());
     lumen_image_destroy(s8), lumen_image_destroy(s16), lumen_image_destroy(d8);

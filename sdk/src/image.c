@@ -527,14 +527,16 @@ lumen_status lumen__choose(lumen__call *call, const lumen_image *src, lumen_back
     return lumen__probe(call, b);
 }
 
-lumen_status lumen__on_device(lumen__call *call, lumen_image *img) {
+lumen_status lumen__on_device(lumen__call *call, lumen_image *img, int overwrite) {
     const struct halide_device_interface_t *iface = lumen__device_interface(call->backend);
     lumen_context *ctx = call->ctx;
     lumen_status st = LUMEN_OK;
     if (img->buf.device && img->buf.device_interface != iface) {
-        if ((st = lumen__to_host(call, img, lumen__owner(img))) ||
-            (st = lumen__free_device(call, img, lumen__owner(img))))
+        if (overwrite)
+            set_flag(img, halide_buffer_flag_device_dirty, 0);
+        else if ((st = lumen__to_host(call, img, lumen__owner(img))))
             return st;
+        if ((st = lumen__free_device(call, img, lumen__owner(img)))) return st;
         set_flag(img, halide_buffer_flag_host_dirty, 1);
     }
     int rc = 0;
@@ -544,7 +546,8 @@ lumen_status lumen__on_device(lumen__call *call, lumen_image *img) {
         lumen__count(&ctx->stats.device_allocations, 1);
         set_flag(img, halide_buffer_flag_host_dirty, 1); /* the host is all there is */
     }
-    if (img->buf.flags & halide_buffer_flag_host_dirty) {
+    /* overwrite: not uploaded; the output, once written, is the newest (lumen__device_written) */
+    if (!overwrite && (img->buf.flags & halide_buffer_flag_host_dirty)) {
         LUMEN__HALIDE_CALL(rc, halide_copy_to_device(call, &img->buf, iface));
         if ((st = lumen__halide_status(call, rc))) return st;
         lumen__count(&ctx->stats.uploads, 1);

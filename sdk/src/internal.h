@@ -135,9 +135,9 @@ lumen_status lumen__prepare(lumen__call *call, lumen_image *src, lumen_image *ds
 lumen_status lumen__choose(lumen__call *call, const lumen_image *src, lumen_backend *backend);
 lumen_status lumen__place(lumen__call *call, lumen_image *src, lumen_image *dst);
 /* A GPU call's image whose device memory is used in part (device crops: views, planes): given
- * memory of call->backend holding its newest pixels (uploaded if the host's were newer). Outside
- * the call lock. */
-lumen_status lumen__on_device(lumen__call *call, struct lumen_image *img);
+ * memory of call->backend holding its newest pixels (uploaded if the host's were newer), or, with
+ * overwrite (an output covering all of it), any contents. Outside the call lock. */
+lumen_status lumen__on_device(lumen__call *call, struct lumen_image *img, int overwrite);
 /* Its device memory written (by a crop): the newest pixels. */
 void lumen__device_written(struct lumen_image *img);
 /* After the Halide call returned `code`: counts transfers, marks where the newest pixels are. */

@@ -86,13 +86,15 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
     if (elem_size(src) != 1 && !s.wide) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
-                           "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask)",
+                           "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
+                           "lumen_rotate, lumen_threshold)",
                            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s.planar) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: planar formats are taken by lumen_levels, "
-                           "lumen_gaussian_blur, lumen_resize and lumen_unsharp_mask",
+                           "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
+                           "lumen_rotate and lumen_threshold",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -147,7 +149,8 @@ static void make_taps(taps_t *t, float sigma) {
 /* A GPU run copies the taps to the device: free that copy. */
 static lumen_status release_taps(lumen__call *call, taps_t *t, lumen_status st) {
     if (t->buf.device) {
-        int rc = halide_device_free(call, &t->buf);
+        int rc;
+        LUMEN__HALIDE_CALL(rc, halide_device_free(call, &t->buf));
         if (!st) st = lumen__halide_status(call, rc);
     }
     return st;
@@ -162,6 +165,7 @@ typedef struct {
     lumen_image *image; /* the image owning the memory (a view's root), or NULL */
     int output;
     int crop; /* a device crop of image's device memory (GPU backends), not host memory */
+    int ran;  /* a Halide call ran on it (finish): even a failed one may have written part */
 } temp_t;
 
 /* A view (or a planar image) as a buffer over its root's pixels (brought to the host first): its
@@ -199,10 +203,12 @@ static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int
 static lumen_status crop_temp(lumen__call *call, lumen_image *v, int margin, int output,
                               temp_t *t) {
     lumen_image *r = v->root ? v->root : v;
-    lumen_status st = lumen__on_device(call, r);
-    if (st) return st;
-    int rr[4];
+    int rr[4], whole[4];
     read_rect(v, v->root ? margin : 0, rr);
+    rect_of(r, whole);
+    /* an output covering the whole root: its old pixels are not needed on the device */
+    lumen_status st = lumen__on_device(call, r, output && !memcmp(rr, whole, sizeof rr));
+    if (st) return st;
     t->dim[0] = r->dim[0];
     t->dim[1] = (halide_dimension_t){rr[0], rr[2] - rr[0], r->dim[1].stride, 0};
     t->dim[2] = (halide_dimension_t){rr[1], rr[3] - rr[1], r->dim[2].stride, 0};
@@ -251,7 +257,9 @@ static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status s
         else if (t->buf.device)
             LUMEN__HALIDE_CALL(rc, halide_device_release_crop(call, &t->buf));
         if (!st) st = lumen__halide_status(call, rc);
-        if (t->image && t->output && !st) lumen__device_written(t->image);
+        /* after a call, even a failed one: a kernel may have written part of it (a failed GPU
+         * call leaves dst undefined, as lumen.h says) */
+        if (t->image && t->output && (!st || t->ran)) lumen__device_written(t->image);
         return st;
     }
     uint64_t bytes = (uint64_t)t->dim[0].extent * (uint64_t)t->dim[1].extent *
@@ -276,7 +284,10 @@ static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status s
             LUMEN__HALIDE_CALL(rc, halide_device_free(call, &t->buf));
         if (!st) st = lumen__halide_status(call, rc);
     }
-    if (t->image && t->output && !st) t->image->buf.flags |= halide_buffer_flag_host_dirty;
+    /* after a call, even a failed one: the host may hold part of a result (the root was brought
+     * to the host first, so marking it newest loses no pixels) */
+    if (t->image && t->output && (!st || t->ran))
+        t->image->buf.flags |= halide_buffer_flag_host_dirty;
     return st;
 }
 
@@ -366,6 +377,7 @@ static void plane_done(lumen__call *call, args_t *a, int rc) {
 
 static lumen_status finish(lumen__call *call, args_t *a, int rc) {
     lumen_status st = lumen__finish(call, rc);
+    a->s.ran = a->d.ran = 1;
     if (!st) st = a->st;
     st = release_temp(call, &a->s, st);
     return release_temp(call, &a->d, st);
@@ -451,18 +463,19 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
     buf_t out;
     halide_dimension_t dim[3];
     for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
-        if ((rc = plane_select(&call, &a, k))) break;
-        out = *a.dst;
-        memcpy(dim, a.dst->dim, sizeof dim);
-        if (pairs) {
-            dim[0].extent *= 2;
-            dim[1].extent /= 2;
-            dim[1].stride *= 2;
-            out.dim = dim;
+        if (!(rc = plane_select(&call, &a, k))) {
+            out = *a.dst;
+            memcpy(dim, a.dst->dim, sizeof dim);
+            if (pairs) {
+                dim[0].extent *= 2;
+                dim[1].extent /= 2;
+                dim[1].stride *= 2;
+                out.dim = dim;
+            }
+            rc = es == 1 ? fns[b](&call, a.src, w, h, pairs, pairs ? &out : a.dst)
+                         : (es == 2 ? fns16 : fnsf)[b](&call, a.src, w, h, a.dst);
         }
-        rc = es == 1 ? fns[b](&call, a.src, w, h, pairs, pairs ? &out : a.dst)
-                     : (es == 2 ? fns16 : fnsf)[b](&call, a.src, w, h, a.dst);
-        plane_done(&call, &a, rc);
+        plane_done(&call, &a, rc); /* also releases a plane crop made before a failure */
     }
     return finish(&call, &a, rc);
 }
@@ -535,14 +548,14 @@ static lumen_status orient(lumen_context *ctx, const char *fn, lumen_image *src,
 
 lumen_status lumen_flip(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                         lumen_flip_mode mode) {
-    char bad[64];
+    char bad[96];
     snprintf(bad, sizeof bad, "mode %d (LUMEN_FLIP_HORIZONTAL, VERTICAL or BOTH taken)", (int)mode);
     int m = mode >= LUMEN_FLIP_HORIZONTAL && mode <= LUMEN_FLIP_BOTH ? (int)mode : 0;
     return orient(ctx, "lumen_flip", src, dst, m, 0, bad);
 }
 
 lumen_status lumen_rotate(lumen_context *ctx, lumen_image *src, lumen_image *dst, int degrees) {
-    char bad[64];
+    char bad[96];
     snprintf(bad, sizeof bad, "degrees %d (90, 180 or 270 taken)", degrees);
     int m = degrees == 90 ? 5 : degrees == 180 ? 3 : degrees == 270 ? 6 : 0;
     return orient(ctx, "lumen_rotate", src, dst, m, degrees == 90 || degrees == 270, bad);
@@ -623,6 +636,13 @@ lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *
             return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
                                "mean[%d] %g, std[%d] %g: need finite values, std not 0", k, m, k,
                                sd);
+        }
+        float scale = (float)(1.0 / (255.0 * sd)), offset = (float)(-m / sd);
+        if (k < dc && (!isfinite(scale) || !isfinite(offset))) {
+            return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                               "mean[%d] %g, std[%d] %g: 1 / (255 std) or mean / std overflows "
+                               "a float",
+                               k, m, k, sd);
         }
         int from = 0;
         for (int j = 0; j < sc; j++)

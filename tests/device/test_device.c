@@ -357,8 +357,16 @@ static void views_on_device(void) {
             CHECK_OK(lumen_image_map(pl[g][k], LUMEN_ACCESS_WRITE, &px));
             for (size_t i = 0; i < 3 * 1024 * 48; i++) px[i] = (uint8_t)(i * 7 + (i >> 10));
         }
-        CHECK_OK(lumen_levels(ctx, pl[g][0], pl[g][1], 0.8f, 20.0f));
         if (g) lumen_context_reset_stats(gpu), raw_mark();
+        CHECK_OK(lumen_levels(ctx, pl[g][0], pl[g][1], 0.8f, 20.0f));
+        if (g) { /* the source uploaded; the new destination, wholly written, is not */
+            lumen_transfer_stats u = stats(gpu);
+            CHECK(u.uploads == 1 && u.device_allocations == 2,
+                  "planar levels to a new image: %llu uploads, %llu allocations; want 1 and 2",
+                  (unsigned long long)u.uploads, (unsigned long long)u.device_allocations);
+            raw_check("planar to a new image");
+            lumen_context_reset_stats(gpu), raw_mark();
+        }
         CHECK_OK(lumen_gaussian_blur(ctx, pl[g][1], pl[g][0], 3.0f));
         CHECK_OK(lumen_levels(ctx, pl[g][0], pl[g][0], 1.5f, -10.0f));
     }

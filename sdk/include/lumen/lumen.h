@@ -324,7 +324,8 @@ LUMEN_API lumen_status lumen_image_sync(lumen_image *img);
  *   BACKEND_UNAVAILABLE   the context's backend is not built in or not usable here
  *   DEVICE                a GPU driver call failed (copy, allocation, kernel)
  *   OUT_OF_MEMORY, INTERNAL  from the Halide runtime (not expected after the checks above)
- * On any failure dst's pixels are unchanged, except after DEVICE/INTERNAL errors on a GPU.
+ * On any failure dst's pixels are unchanged, except after DEVICE/INTERNAL errors on a GPU (and,
+ * for planar images, run plane by plane, after OUT_OF_MEMORY: earlier planes may be written).
  * Integer arithmetic throughout: results are bit-exact across CPU variants and backends. */
 
 #define LUMEN_GAIN_MAX 256.0f  /**< largest |gain| of lumen_levels */
@@ -434,8 +435,8 @@ LUMEN_API lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lum
  * channels; RGBAF32, BGRAF32 (or _PLANAR) from 4; any size. mean and std: dst's channel count of
  * values in dst's channel order (NULL: 0 and 1). Errors: INVALID_ARGUMENT (src, dst NULL);
  * UNSUPPORTED_FORMAT (src not 8-bit interleaved); SIZE_MISMATCH (dst not such a float format);
- * INVALID_ARGUMENT (src and dst overlap; a mean not finite, a std 0 or not finite); then those
- * of every pipeline. */
+ * INVALID_ARGUMENT (src and dst overlap; a mean not finite, a std 0 or not finite, 1 / (255 std) or
+ * mean / std beyond a float's range); then those of every pipeline. */
 LUMEN_API lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                        const float *mean, const float *std);
 
