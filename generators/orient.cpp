@@ -17,14 +17,19 @@ public:
 
     void generate() {
         Var c("c"), x("x"), y("y");
-        Expr w = output.dim(1).extent(), h = output.dim(2).extent();
-        Expr xx = select((mode & 1) != 0, w - 1 - x, x), yy = select((mode & 2) != 0, h - 1 - y, y);
+        // The output's size from the input's (Halide 14 cannot read output.dim() before output
+        // is defined): w x h, or h x w for the transposing modes.
         Expr t = (mode & 4) != 0;
+        Expr w = select(t, input.dim(2).extent(), input.dim(1).extent());
+        Expr h = select(t, input.dim(1).extent(), input.dim(2).extent());
+        Expr xx = select((mode & 1) != 0, w - 1 - x, x), yy = select((mode & 2) != 0, h - 1 - y, y);
         output(c, x, y) = input(c, select(t, yy, xx), select(t, xx, yy));
 
         lumen::interleaved(input);
         lumen::interleaved(output);
         output.dim(0).set_extent(input.dim(0).extent());
+        output.dim(1).set_extent(w);
+        output.dim(2).set_extent(h);
         if (this->get_target().has_gpu_feature()) {  // memory-bound: one kernel for all modes
             Var xo("xo"), yo("yo"), xt("xt"), yt("yt");
             output.gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
@@ -34,8 +39,8 @@ public:
         // a transpose); a vertical flip moves whole rows, one dense loop over channels and x.
         Expr channels = input.dim(0).extent();
         for (int m : {1, 2, 3, 5, 6}) {
-            lumen::schedule_interleaved_impl(output.specialize(mode == m), channels, w,
-                                             this->get_target(), c, x, y,
+            lumen::schedule_interleaved_impl(output.specialize(mode == m), channels,
+                                             output.dim(1).extent(), this->get_target(), c, x, y,
                                              this->template natural_vector_size<T>(), {1, 3, 4},
                                              TailStrategy::ShiftInwards, m == 2, 1);
         }
