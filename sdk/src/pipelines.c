@@ -146,11 +146,12 @@ static void make_taps(taps_t *t, float sigma) {
     lumen__buffer_init(&t->buf, t->taps, 16, 1, &t->dim, halide_buffer_flag_host_dirty);
 }
 
-/* A GPU run copies the taps to the device: free that copy. */
-static lumen_status release_taps(lumen__call *call, taps_t *t, lumen_status st) {
-    if (t->buf.device) {
+/* A GPU run copies a small parameter buffer (blur taps, to_tensor's table) to the device: free
+ * that copy. */
+static lumen_status release_param(lumen__call *call, buf_t *b, lumen_status st) {
+    if (b->device) {
         int rc;
-        LUMEN__HALIDE_CALL(rc, halide_device_free(call, &t->buf));
+        LUMEN__HALIDE_CALL(rc, halide_device_free(call, b));
         if (!st) st = lumen__halide_status(call, rc);
     }
     return st;
@@ -246,16 +247,23 @@ static int croppable(const lumen_image *v, int margin, lumen_backend b) {
            (!is_planar(v) || ((size_t)r->dim[0].stride * es) % align == 0);
 }
 
+/* A Halide runtime call, taking the call lock unless the caller holds it already (locked). */
+#define LUMEN__HALIDE_CALL_IN(locked, rc, expr) \
+  do {                                          \
+    if (locked)                                 \
+      (rc) = (expr);                            \
+    else                                        \
+      LUMEN__HALIDE_CALL(rc, expr);             \
+  } while (0)
+
 /* After the call: a temporary's device copy freed (an output's copied back first, an input's
  * upload counted); a view written on the host makes its root's host pixels the newest. locked:
  * called inside the call lock (between lumen__prepare and lumen__finish). */
 static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status st, int locked) {
     if (t->crop) { /* the root's memory: written there, or only read */
         int rc = 0;
-        if (t->buf.device && locked)
-            rc = halide_device_release_crop(call, &t->buf);
-        else if (t->buf.device)
-            LUMEN__HALIDE_CALL(rc, halide_device_release_crop(call, &t->buf));
+        if (t->buf.device)
+            LUMEN__HALIDE_CALL_IN(locked, rc, halide_device_release_crop(call, &t->buf));
         if (!st) st = lumen__halide_status(call, rc);
         /* after a call, even a failed one: a kernel may have written part of it (a failed GPU
          * call leaves dst undefined, as lumen.h says) */
@@ -267,10 +275,7 @@ static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status s
     if (t->buf.device) {
         int rc = 0;
         if (t->output && !st) {
-            if (locked)
-                rc = halide_copy_to_host(call, &t->buf);
-            else
-                LUMEN__HALIDE_CALL(rc, halide_copy_to_host(call, &t->buf));
+            LUMEN__HALIDE_CALL_IN(locked, rc, halide_copy_to_host(call, &t->buf));
             if (rc) st = lumen__halide_status(call, rc);
             lumen__count(&call->ctx->stats.downloads, !rc);
             lumen__count(&call->ctx->stats.download_bytes, rc ? 0 : bytes);
@@ -278,10 +283,7 @@ static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status s
             lumen__count(&call->ctx->stats.uploads, 1);
             lumen__count(&call->ctx->stats.upload_bytes, bytes);
         }
-        if (locked)
-            rc = halide_device_free(call, &t->buf);
-        else
-            LUMEN__HALIDE_CALL(rc, halide_device_free(call, &t->buf));
+        LUMEN__HALIDE_CALL_IN(locked, rc, halide_device_free(call, &t->buf));
         if (!st) st = lumen__halide_status(call, rc);
     }
     /* after a call, even a failed one: the host may hold part of a result (the root was brought
@@ -396,8 +398,9 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
   args_t a;              \
   if ((st = prepare(&call, src, dst, sh.margin, &a, &b))) return st
 
+/* B, G, R channel order, of any element type and layout. */
 static int is_bgr(const lumen_image *img) {
-    return img->format == LUMEN_FORMAT_BGR8 || img->format == LUMEN_FORMAT_BGRA8;
+    return !strncmp(lumen_format_name(img->format), "BGR", 3);
 }
 
 /* v in Q12 fixed point, rounded half up. */
@@ -445,7 +448,7 @@ lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_ima
     int es = elem_size(src), rc = 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
     LUMEN__EACH_PLANE(rc, f[b](&call, a.src, &t.buf, t.radius, a.dst));
-    return release_taps(&call, &t, finish(&call, &a, rc));
+    return release_param(&call, &t.buf, finish(&call, &a, rc));
 }
 
 lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
@@ -507,7 +510,7 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     const fn_t *f = es == 2 ? fns16 : fns;
     LUMEN__EACH_PLANE(rc, es == 4 ? fnsf[b](&call, a.src, &t.buf, t.radius, amount, a.dst)
                                   : f[b](&call, a.src, &t.buf, t.radius, q12(amount), a.dst));
-    return release_taps(&call, &t, finish(&call, &a, rc));
+    return release_param(&call, &t.buf, finish(&call, &a, rc));
 }
 
 /* ---- Geometry and thresholds -------------------------------------------------------------- */
@@ -598,10 +601,9 @@ lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *
 
 /* ---- ML preprocessing --------------------------------------------------------------------- */
 
-/* Its color (0 R, 1 G, 2 B, 3 A; gray 0) for each channel of a format. */
-static void colors(lumen_format f, int out[4]) {
-    int bgr = !strncmp(lumen_format_name(f), "BGR", 3);
-    for (int k = 0; k < 4; k++) out[k] = bgr && k < 3 ? 2 - k : k;
+/* Its color (0 R, 1 G, 2 B, 3 A; gray 0) for each channel of an image. */
+static void colors(const lumen_image *img, int out[4]) {
+    for (int k = 0; k < 4; k++) out[k] = is_bgr(img) && k < 3 ? 2 - k : k;
 }
 
 lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *dst,
@@ -629,7 +631,7 @@ lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "src and dst overlap");
     float par[3][4]; /* by dst channel: source channel, scale, offset (the generator's (k, j)) */
     int scol[4], dcol[4];
-    colors(src->format, scol), colors(dst->format, dcol);
+    colors(src, scol), colors(dst, dcol);
     for (int k = 0; k < 4; k++) {
         double m = mean && k < dc ? mean[k] : 0.0, sd = std && k < dc ? std[k] : 1.0;
         if (k < dc && (!isfinite(m) || !isfinite(sd) || sd == 0.0)) {
@@ -663,13 +665,7 @@ lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *
         if (!(rc = plane_select(&call, &a, k))) rc = fns[b](&call, a.src, &pb, k, w, h, a.dst);
         plane_done(&call, &a, rc);
     }
-    st = finish(&call, &a, rc);
-    if (pb.device) {
-        int r;
-        LUMEN__HALIDE_CALL(r, halide_device_free(&call, &pb));
-        if (!st) st = lumen__halide_status(&call, r);
-    }
-    return st;
+    return release_param(&call, &pb, finish(&call, &a, rc));
 }
 
 /* ---- YUV 4:2:0 frames --------------------------------------------------------------------- */
