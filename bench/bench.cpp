@@ -535,6 +535,26 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    // Morphology: erosion 3x3 (the common case) and an opening 7x7 (two steps, wider windows).
+    for (auto m : {std::pair<lumen_morph_op, int>{LUMEN_MORPH_ERODE, 3}, {LUMEN_MORPH_OPEN, 7}}) {
+        bool erode = m.first == LUMEN_MORPH_ERODE;
+        int k = m.second;
+        std::string ks = std::to_string(k) + "x" + std::to_string(k);
+        Case c{"morphology", (erode ? "erode " : "open ") + ks, {1, 3, 4}};
+        c.lumen = [m](lumen_context *x, Img &s, Img &d) {
+            return lumen_morphology(x, s.li, d.li, m.first, m.second, m.second);
+        };
+        c.peers = {
+            {std::string(erode ? "cv::erode " : "cv::morphologyEx MORPH_OPEN ") + ks, kCv, 0, false,
+             true, "", [m](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::morphologyEx(s.mat(), o, m.first == LUMEN_MORPH_ERODE ? cv::MORPH_ERODE : cv::MORPH_OPEN,
+                                  cv::getStructuringElement(cv::MORPH_RECT, cv::Size(m.second, m.second)));
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     {
         // A region of interest: the centre half (w/2 x h/2 at w/4, h/4) of the source, blurred
         // into its own image; Lumen through lumen_image_view, OpenCV through a cv::Mat ROI (which

@@ -5,7 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { LEVELS, GRAYSCALE, BLUR, RESIZE, SOBEL, UNSHARP, FLIP, ROTATE, THRESHOLD } kind;
+typedef enum {
+    LEVELS,
+    GRAYSCALE,
+    BLUR,
+    RESIZE,
+    SOBEL,
+    UNSHARP,
+    FLIP,
+    ROTATE,
+    THRESHOLD,
+    MORPH
+} kind;
 
 /* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
 typedef struct {
@@ -48,11 +59,16 @@ static const struct {
       {"max", 255, -1e9, 1e9, 0, "a number"},
       {"type", 0, 0, 4, 1, "0 binary, 1 binary_inv, 2 trunc, 3 to_zero or 4 to_zero_inv"}},
      "t=127 max=255 type=0 (0 binary, 1 binary_inv, 2 trunc, 3 to_zero, 4 to_zero_inv): v > t ?"},
+    {"morphology",
+     {{"op", 0, 0, 6, 1, "0 erode, 1 dilate, 2 open, 3 close, 4 gradient, 5 tophat or 6 blackhat"},
+      {"w", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"},
+      {"h", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"}},
+     "op=0 w=3 h=3 (1..255): 0 erode, 1 dilate, 2 open, 3 close, 4 gradient, 5 tophat, 6 blackhat"},
 };
 
 const char *const stage_pipeline_names[] = {
-    "levels",       "grayscale", "gaussian_blur", "resize",    "sobel",
-    "unsharp_mask", "flip",      "rotate",        "threshold", NULL};
+    "levels", "grayscale", "gaussian_blur", "resize",     "sobel", "unsharp_mask",
+    "flip",   "rotate",    "threshold",     "morphology", NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -195,6 +211,10 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
             case THRESHOLD:
                 st = lumen_threshold(ctx, src, dst, (float)v[0], (float)v[1],
                                      (lumen_threshold_type)(int)v[2]);
+                break;
+            case MORPH:
+                st = lumen_morphology(ctx, src, dst, (lumen_morph_op)(int)v[0], (int)v[1],
+                                      (int)v[2]);
                 break;
         }
     if (st) {

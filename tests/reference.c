@@ -395,3 +395,48 @@ void ref_threshold(ref_wide s, ref_wide d, float thresh, float maxval, int type)
                 any_set(d, x, y, ch, r);
             }
 }
+
+/* One erosion (is_max 0) or dilation of w x h x c doubles. */
+static void morph_pass(const double *in, double *out, int w, int h, int c, int kw, int kh,
+                       int is_max) {
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int ch = 0; ch < c; ch++) {
+                double best = in[((size_t)y * w + x) * c + ch];
+                for (int k = 0; k < kh; k++)
+                    for (int j = 0; j < kw; j++) {
+                        int sx = x - kw / 2 + j, sy = y - kh / 2 + k;
+                        sx = sx < 0 ? 0 : sx >= w ? w - 1 : sx;
+                        sy = sy < 0 ? 0 : sy >= h ? h - 1 : sy;
+                        double v = in[((size_t)sy * w + sx) * c + ch];
+                        best = is_max ? (v > best ? v : best) : (v < best ? v : best);
+                    }
+                out[((size_t)y * w + x) * c + ch] = best;
+            }
+}
+
+void ref_morphology(ref_wide s, ref_wide d, int op, int kw, int kh) {
+    size_t n = (size_t)s.w * s.h * s.c;
+    double *in = malloc(n * sizeof *in), *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++)
+                in[((size_t)y * s.w + x) * s.c + ch] = any_get(s, x, y, ch);
+    int first_max = op == 1 || op == 3 || op == 4 || op == 6;
+    morph_pass(in, a, s.w, s.h, s.c, kw, kh, first_max);
+    if (op == 4) morph_pass(in, b, s.w, s.h, s.c, kw, kh, 0);
+    if (op == 2 || op == 3 || op == 5 || op == 6)
+        morph_pass(a, b, s.w, s.h, s.c, kw, kh, !first_max);
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++) {
+                size_t k = ((size_t)y * s.w + x) * s.c + ch;
+                double r = op <= 1   ? a[k]
+                           : op == 4 ? a[k] - b[k]
+                           : op == 5 ? in[k] - b[k]
+                           : op == 6 ? b[k] - in[k]
+                                     : b[k];
+                any_set(d, x, y, ch, r); /* integers: saturated at 0 */
+            }
+    free(in), free(a), free(b);
+}

@@ -34,6 +34,9 @@ void ref_unsharp_mask_wide(ref_wide src, ref_wide dst, float sigma, float amount
  * orient.cpp: bit 0 mirror x, bit 1 mirror y, bit 2 transpose; dst's size) and lumen_threshold. */
 void ref_orient(ref_wide src, ref_wide dst, int mode);
 void ref_threshold(ref_wide src, ref_wide dst, float thresh, float maxval, int type);
+/* lumen_morphology (op: lumen_morph_op's values) with a kw x kh rectangle, from its definition:
+ * each window's min or max (clamped to the image), then the compositions. */
+void ref_morphology(ref_wide src, ref_wide dst, int op, int kw, int kh);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

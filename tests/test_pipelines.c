@@ -990,6 +990,78 @@ static void check_geometry(void) {
         lumen_image_destroy(d16);
 }
 
+/* lumen_morphology: every op against the reference on every element type and layout, kernels
+ * from 1x1 to 15x9 (even sizes too) and 255 wide, views reading around themselves, bad input. */
+static void check_morphology(void) {
+    static const lumen_format formats[] = {
+        LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_RGB16,
+        LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_GRAY16};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}};
+    static const int kernels[][2] = {{1, 1}, {3, 3}, {5, 1}, {1, 4}, {2, 6}, {7, 3}, {15, 9}};
+    const int nk = (int)(sizeof kernels / sizeof *kernels);
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
+        lumen_format f = formats[fi];
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int w = sizes[si][0], h = sizes[si][1];
+            t_any src = any_new(w, h, f, (int)si);
+            for (int op = 0; op <= 6; op++)
+                for (int t = 0; t < 2; t++) {
+                    const int *k = kernels[(op * 2 + t + (int)(fi + si)) % nk];
+                    t_any dst = any_new(w, h, f, 1), want = any_new(w, h, f, 0);
+                    CHECK(lumen_morphology(ctx, src.img, dst.img, (lumen_morph_op)op, k[0], k[1]) ==
+                              LUMEN_OK,
+                          "morphology %d %dx%d on %s: %s", op, k[0], k[1], lumen_format_name(f),
+                          lumen_last_error());
+                    for (int p = 0; p < src.parts; p++)
+                        ref_morphology(src.part[p], want.part[p], op, k[0], k[1]);
+                    CHECK(any_same(&dst, &want), "morphology %d %dx%d on %s %dx%d differs", op,
+                          k[0], k[1], lumen_format_name(f), w, h);
+                    any_free(&dst), any_free(&want);
+                }
+            any_free(&src);
+        }
+    }
+    /* a wide kernel; views: the result of the whole image, cropped (two steps read twice as far) */
+    t_any a = any_new(300, 40, LUMEN_FORMAT_RGB8, 3), want = any_new(300, 40, LUMEN_FORMAT_RGB8, 0);
+    t_any d = any_new(300, 40, LUMEN_FORMAT_RGB8, 0);
+    CHECK_OK(lumen_morphology(ctx, a.img, d.img, LUMEN_MORPH_DILATE, 255, 3));
+    ref_morphology(a.part[0], want.part[0], LUMEN_MORPH_DILATE, 255, 3);
+    CHECK(any_same(&d, &want), "dilate 255x3");
+    for (int op = 0; op <= 6; op++) {
+        lumen_image *v = NULL;
+        t_any out = any_new(30, 20, LUMEN_FORMAT_RGB8, 1);
+        CHECK_OK(lumen_image_view(a.img, 100, 12, 30, 20, 0, &v));
+        CHECK_OK(lumen_morphology(ctx, v, out.img, (lumen_morph_op)op, 5, 7));
+        ref_morphology(a.part[0], want.part[0], op, 5, 7);
+        ref_wide part = want.part[0];
+        part.data = (uint8_t *)part.data + 12 * part.stride + 100 * 3, part.w = 30, part.h = 20;
+        t_any crop = {NULL, NULL, {part}, 1};
+        CHECK(any_same(&out, &crop), "morphology %d of a view", op);
+        lumen_image_destroy(v);
+        any_free(&out);
+    }
+    any_free(&a), any_free(&want), any_free(&d);
+    /* bad arguments */
+    lumen_image *s = NULL, *s2 = NULL, *d16 = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 3, &s));
+    CHECK_OK(lumen_image_create(6, 4, 3, &s2));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB16, &d16));
+    CHECK(
+        lumen_morphology(ctx, s, s2, (lumen_morph_op)7, 3, 3) == LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_morphology(ctx, s, s2, (lumen_morph_op)-1, 3, 3) ==
+                LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_morphology(ctx, s, s2, LUMEN_MORPH_OPEN, 0, 3) == LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_morphology(ctx, s, s2, LUMEN_MORPH_OPEN, 3, LUMEN_MORPH_MAX_KERNEL + 1) ==
+                LUMEN_ERROR_INVALID_ARGUMENT &&
+            strstr(lumen_last_error(), "kernel 3x256"),
+        "morphology arguments: %s", lumen_last_error());
+    CHECK(lumen_morphology(ctx, s, s, LUMEN_MORPH_ERODE, 3, 3) == LUMEN_ERROR_INVALID_ARGUMENT,
+          "morphology in place");
+    CHECK(lumen_morphology(ctx, s, d16, LUMEN_MORPH_ERODE, 3, 3) == LUMEN_ERROR_SIZE_MISMATCH,
+          "morphology format");
+    lumen_image_destroy(s), lumen_image_destroy(s2), lumen_image_destroy(d16);
+}
+
 /* lumen_to_tensor: each dst channel against the float resize reference of its source channel
  * (by colour), then (r / 255 - mean) / std in double, within the documented bound; same size and
  * resized, interleaved and planar (CHW) tensors, channel orders, NULL mean and std, bad input. */
@@ -1087,6 +1159,7 @@ int main(int argc, char **argv) {
     check_planar();
     check_geometry();
     check_tensor();
+    check_morphology();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

@@ -87,14 +87,14 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate, lumen_threshold)",
+                           "lumen_rotate, lumen_threshold, lumen_morphology)",
                            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s.planar) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate and lumen_threshold",
+                           "lumen_rotate, lumen_threshold and lumen_morphology",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -596,6 +596,58 @@ lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *
         LUMEN__EACH_PLANE(
             rc, fns[b](&call, a.src, (int16_t)t, (uint8_t)tv, (uint8_t)m, (int32_t)type, a.dst))
     }
+    return finish(&call, &a, rc);
+}
+
+/* ---- Morphology --------------------------------------------------------------------------- */
+
+typedef int (*morph_fn)(const void *, buf_t *, int32_t, int32_t, int32_t, bool, int32_t, buf_t *);
+
+/* b as rows of elements, channel and x fused (dense in an interleaved image and in a plane), for
+ * generators writing 2-D buffers: r over b's memory, d its dims. */
+static buf_t *rows_of(const buf_t *b, buf_t *r, halide_dimension_t d[2]) {
+    int c = b->dim[0].extent;
+    *r = *b;
+    d[0] = (halide_dimension_t){b->dim[1].min * c, b->dim[1].extent * c, 1, 0};
+    d[1] = b->dim[2];
+    r->dimensions = 2, r->dim = d;
+    return r;
+}
+
+/* morphology's call, dst as rows; what Halide changed in them (device memory, flags) copied
+ * back. */
+static int morph_call(lumen__call *call, morph_fn f, buf_t *s, buf_t *d, int kw, int kh,
+                      const int8_t how[3]) {
+    buf_t rd;
+    halide_dimension_t dd[2];
+    int rc = f(call, s, kw, kh, how[0], how[1], how[2], rows_of(d, &rd, dd));
+    d->device = rd.device, d->device_interface = rd.device_interface, d->flags = rd.flags;
+    return rc;
+}
+
+lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                              lumen_morph_op op, int kw, int kh) {
+    static const morph_fn fns[] = LUMEN__TABLE(morphology), fns16[] = LUMEN__TABLE(morphology_u16),
+                          fnsf[] = LUMEN__TABLE(morphology_f32);
+    /* the generator's structure, erode_first and combine (generators/morphology.cpp) by op */
+    static const int8_t how[7][3] = {{0, 1, 0}, {0, 0, 0}, {1, 1, 0}, {1, 0, 0},
+                                     {2, 0, 0}, {1, 1, 1}, {1, 0, 2}};
+    int ok = op >= LUMEN_MORPH_ERODE && op <= LUMEN_MORPH_BLACKHAT, steps = ok && how[op][0] == 1;
+    int sizes = kw >= 1 && kw <= LUMEN_MORPH_MAX_KERNEL && kh >= 1 && kh <= LUMEN_MORPH_MAX_KERNEL;
+    int margin = sizes ? (steps + 1) * ((kw > kh ? kw : kh) / 2) : 0;
+    LUMEN__START("lumen_morphology", ((shape){ANY_CHANNELS, 0, 1, 0, margin, 1, 1}));
+    if (!ok) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "op %d (LUMEN_MORPH_ERODE .. BLACKHAT taken)", (int)op);
+    }
+    if (!sizes) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "kernel %dx%d: need 1..%d each", kw,
+                           kh, LUMEN_MORPH_MAX_KERNEL);
+    }
+    LUMEN__PREPARE();
+    int es = elem_size(src), rc = 0;
+    const morph_fn *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    LUMEN__EACH_PLANE(rc, morph_call(&call, f[b], a.src, a.dst, kw, kh, how[op]));
     return finish(&call, &a, rc);
 }
 

@@ -111,6 +111,18 @@ static void check_run(void) {
     lumen_image_destroy(got);
     lumen_image_destroy(a), lumen_image_destroy(b), lumen_image_destroy(want);
 
+    /* Morphology: a top hat 7x3 as the library gives it; argument errors */
+    want = new_like(rgb, 0, 0, 0);
+    lumen_morphology(NULL, rgb, want, LUMEN_MORPH_TOPHAT, 7, 3);
+    CHECK(lumen("run morphology:op=5:w=7:h=3 rgb.png o.png") == 0, "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "morphology top hat differs from the library");
+    lumen_image_destroy(got), lumen_image_destroy(want);
+    CHECK(lumen("run morphology:op=7 rgb.png o.png") != 0 && strstr(err_text, "op=7: must be"),
+          "morphology op 7: %s", err_text);
+    CHECK(lumen("run morphology:w=256 rgb.png o.png") != 0 && strstr(err_text, "1..255"),
+          "morphology w 256: %s", err_text);
+
     /* Converted kinds: 16-bit, gray+alpha become 8-bit gray / RGBA. */
     write_png("gray16.png", 9, 7, PNG_FORMAT_LINEAR_Y);
     write_png("ga.png", 9, 7, PNG_FORMAT_GA);
@@ -133,7 +145,7 @@ static void check_info_demo(void) {
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
     const char *files[] = {"sample", "levels",    "grayscale",    "gaussian_blur",
                            "resize", "sobel",     "unsharp_mask", "flip",
-                           "rotate", "threshold", "chain"};
+                           "rotate", "threshold", "morphology",   "chain"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

@@ -423,6 +423,34 @@ typedef enum lumen_threshold_type {
 LUMEN_API lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                        float thresh, float maxval, lumen_threshold_type type);
 
+/* ---- Morphology, since 1.6 ---------------------------------------------------------------- */
+
+/** lumen_morphology's operations (the values of OpenCV's MORPH_*). */
+typedef enum lumen_morph_op {
+    LUMEN_MORPH_ERODE = 0,    /**< erode(src): the window's minimum */
+    LUMEN_MORPH_DILATE = 1,   /**< dilate(src): the window's maximum */
+    LUMEN_MORPH_OPEN = 2,     /**< dilate(erode(src)) */
+    LUMEN_MORPH_CLOSE = 3,    /**< erode(dilate(src)) */
+    LUMEN_MORPH_GRADIENT = 4, /**< dilate(src) - erode(src) */
+    LUMEN_MORPH_TOPHAT = 5,   /**< src - open(src) */
+    LUMEN_MORPH_BLACKHAT = 6  /**< close(src) - src */
+} lumen_morph_op;
+/** The largest kernel width or height lumen_morphology takes. */
+#define LUMEN_MORPH_MAX_KERNEL 255
+/** Morphology with a kw x kh rectangle (cv::morphologyEx with getStructuringElement(MORPH_RECT)
+ * and the default anchor, border and one iteration): the window of pixel (x, y) is
+ * [x - kw/2, x - kw/2 + kw - 1] x [y - kh/2, y - kh/2 + kh - 1], pixels outside the image never
+ * count (OpenCV's default border; here: clamped to the edge, the same result); a two-step
+ * operation's second step reads the first's result the same way. Exact: elements are only
+ * compared, and differences of 8- and 16-bit elements saturate at 0 (TOPHAT, BLACKHAT with an even
+ * kw or kh). Costs O(kw + kh) per pixel per step. src: any format (interleaved or planar: per
+ * plane); dst: same size and format, not overlapping src. A view reads around itself as
+ * lumen_gaussian_blur does (reach kw/2 and kh/2, twice that for OPEN, CLOSE, TOPHAT, BLACKHAT).
+ * Errors: those of every pipeline, and INVALID_ARGUMENT for an op not listed or kw, kh outside
+ * 1..LUMEN_MORPH_MAX_KERNEL. */
+LUMEN_API lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                        lumen_morph_op op, int kw, int kh);
+
 /* ---- ML preprocessing, since 1.5 ---------------------------------------------------------- */
 
 /** An 8-bit image (gray, RGB, RGBA, BGR or BGRA, interleaved) to a float tensor in one pass:
