@@ -114,13 +114,13 @@ static void check_run(void) {
     /* Morphology: a top hat 7x3 as the library gives it; argument errors */
     want = new_like(rgb, 0, 0, 0);
     lumen_morphology(NULL, rgb, want, LUMEN_MORPH_TOPHAT, 7, 3);
-    CHECK(lumen("run morphology:op=5:w=7:h=3 rgb.png o.png") == 0, "%s", err_text);
+    CHECK(lumen("run morphology rgb.png o.png -p op=5 -p w=7 -p h=3") == 0, "%s", err_text);
     got = read_png("o.png");
     CHECK(t_same_pixels(got, want), "morphology top hat differs from the library");
     lumen_image_destroy(got), lumen_image_destroy(want);
-    CHECK(lumen("run morphology:op=7 rgb.png o.png") != 0 && strstr(err_text, "op=7: must be"),
+    CHECK(lumen("chain morphology:op=7 rgb.png o.png") != 0 && strstr(err_text, "op=7: must be"),
           "morphology op 7: %s", err_text);
-    CHECK(lumen("run morphology:w=256 rgb.png o.png") != 0 && strstr(err_text, "1..255"),
+    CHECK(lumen("run morphology rgb.png o.png -p w=256") != 0 && strstr(err_text, "1..255"),
           "morphology w 256: %s", err_text);
 
     /* Converted kinds: 16-bit, gray+alpha become 8-bit gray / RGBA. */

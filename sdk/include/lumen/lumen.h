@@ -169,17 +169,18 @@ typedef struct lumen_image lumen_image;
  * pipeline that takes 3 or 4 channels takes both orders: lumen_grayscale weights each channel by
  * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
  * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize,
- * lumen_unsharp_mask (and since 1.5 lumen_flip, lumen_rotate and lumen_threshold) take them (dst
- * of src's format); lumen_grayscale, lumen_sobel and the YUV
+ * lumen_unsharp_mask (and since 1.5 lumen_flip, lumen_rotate and lumen_threshold, since 1.6
+ * lumen_morphology) take them (dst of src's format); lumen_grayscale, lumen_sobel and the YUV
  * conversions return UNSUPPORTED_FORMAT for them. Planar formats (since 1.5): LUMEN_FORMAT_PLANAR
  * added to a 3- or 4-channel format (RGB8_PLANAR, ..., BGRAF32_PLANAR) stores each channel as a
  * plane of its own (plane k = the k-th channel of the order, e.g. B for BGR; rows
  * lumen_image_stride bytes apart within a plane, planes lumen_image_plane_stride bytes apart): a
  * CHW tensor's layout. lumen_levels, lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask,
- * lumen_flip, lumen_rotate and lumen_threshold take them (dst in src's format, planar too), with
- * the results of the interleaved format plane by plane (on a GPU as views: device crops, each
- * plane's for OpenCL where the plane stride is a multiple of the device's alignment, else through
- * host memory); the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT for them. */
+ * lumen_flip, lumen_rotate, lumen_threshold and lumen_morphology (since 1.6) take them (dst in
+ * src's format, planar too), with the results of the interleaved format plane by plane (on a GPU
+ * as views: device crops, each plane's for OpenCL where the plane stride is a multiple of the
+ * device's alignment, else through host memory); the other pipelines and the YUV conversions
+ * return UNSUPPORTED_FORMAT for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
@@ -442,12 +443,12 @@ typedef enum lumen_morph_op {
  * [x - kw/2, x - kw/2 + kw - 1] x [y - kh/2, y - kh/2 + kh - 1], pixels outside the image never
  * count (OpenCV's default border; here: clamped to the edge, the same result); a two-step
  * operation's second step reads the first's result the same way. Exact: elements are only
- * compared, and differences of 8- and 16-bit elements saturate at 0 (TOPHAT, BLACKHAT with an even
- * kw or kh). Costs O(kw + kh) per pixel per step. src: any format (interleaved or planar: per
- * plane); dst: same size and format, not overlapping src. A view reads around itself as
- * lumen_gaussian_blur does (reach kw/2 and kh/2, twice that for OPEN, CLOSE, TOPHAT, BLACKHAT).
- * Errors: those of every pipeline, and INVALID_ARGUMENT for an op not listed or kw, kh outside
- * 1..LUMEN_MORPH_MAX_KERNEL. */
+ * compared (float NaN elements: unspecified results), and differences of 8- and 16-bit elements
+ * saturate at 0 (TOPHAT, BLACKHAT with an even kw or kh). Costs O(kw + kh) per pixel per step. src:
+ * any format (interleaved or planar: per plane); dst: same size and format, not overlapping src. A
+ * view reads around itself as lumen_gaussian_blur does (reach kw/2 and kh/2, twice that for OPEN,
+ * CLOSE, TOPHAT, BLACKHAT). Errors: those of every pipeline, and INVALID_ARGUMENT for an op not
+ * listed or kw, kh outside 1..LUMEN_MORPH_MAX_KERNEL. */
 LUMEN_API lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                         lumen_morph_op op, int kw, int kh);
 
