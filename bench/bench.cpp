@@ -555,6 +555,19 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    for (int k : {3, 5}) {  // median filters: OpenCV's medianBlur (border replicate, as Lumen's)
+        std::string ks = std::to_string(k) + "x" + std::to_string(k);
+        Case c{"median", ks, {1, 3, 4}};
+        c.lumen = [k](lumen_context *x, Img &s, Img &d) { return lumen_median(x, s.li, d.li, k); };
+        c.peers = {
+            {"cv::medianBlur " + std::to_string(k), kCv, 0, false, true, "", [k](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::medianBlur(s.mat(), o, k);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     {
         // A region of interest: the centre half (w/2 x h/2 at w/4, h/4) of the source, blurred
         // into its own image; Lumen through lumen_image_view, OpenCV through a cv::Mat ROI (which

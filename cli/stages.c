@@ -15,7 +15,8 @@ typedef enum {
     FLIP,
     ROTATE,
     THRESHOLD,
-    MORPH
+    MORPH,
+    MEDIAN
 } kind;
 
 /* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
@@ -64,11 +65,12 @@ static const struct {
       {"w", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"},
       {"h", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"}},
      "op=0 w=3 h=3 (1..255): 0 erode, 1 dilate, 2 open, 3 close, 4 gradient, 5 tophat, 6 blackhat"},
+    {"median", {{"k", 3, 3, 5, 1, "3 or 5"}}, "k=3 (3 or 5): the median of each k x k window"},
 };
 
-const char *const stage_pipeline_names[] = {
-    "levels", "grayscale", "gaussian_blur", "resize",     "sobel", "unsharp_mask",
-    "flip",   "rotate",    "threshold",     "morphology", NULL};
+const char *const stage_pipeline_names[] = {"levels",    "grayscale",    "gaussian_blur", "resize",
+                                            "sobel",     "unsharp_mask", "flip",          "rotate",
+                                            "threshold", "morphology",   "median",        NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -113,6 +115,10 @@ int stage_param(stage *s, const char *kv, char *err, size_t err_size) {
 }
 
 int stage_check(const stage *s, char *err, size_t err_size) {
+    if (s->pipeline == MEDIAN && s->values[0] == 4) {
+        snprintf(err, err_size, "median: k=4: must be 3 or 5");
+        return -1;
+    }
     if (s->pipeline == ROTATE && s->values[0] != 90 && s->values[0] != 180 && s->values[0] != 270) {
         snprintf(err, err_size, "rotate: degrees=%g: must be 90, 180 or 270", s->values[0]);
         return -1;
@@ -211,6 +217,9 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
             case THRESHOLD:
                 st = lumen_threshold(ctx, src, dst, (float)v[0], (float)v[1],
                                      (lumen_threshold_type)(int)v[2]);
+                break;
+            case MEDIAN:
+                st = lumen_median(ctx, src, dst, (int)v[0]);
                 break;
             case MORPH:
                 st = lumen_morphology(ctx, src, dst, (lumen_morph_op)(int)v[0], (int)v[1],

@@ -440,3 +440,25 @@ void ref_morphology(ref_wide s, ref_wide d, int op, int kw, int kh) {
             }
     free(in), free(a), free(b);
 }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void ref_median(ref_wide s, ref_wide d, int k) {
+    double v[25];
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++) {
+                int n = 0;
+                for (int dy = -k / 2; dy <= k / 2; dy++)
+                    for (int dx = -k / 2; dx <= k / 2; dx++) {
+                        int sx = x + dx < 0 ? 0 : x + dx >= s.w ? s.w - 1 : x + dx;
+                        int sy = y + dy < 0 ? 0 : y + dy >= s.h ? s.h - 1 : y + dy;
+                        v[n++] = any_get(s, sx, sy, ch);
+                    }
+                qsort(v, (size_t)n, sizeof *v, cmp_double);
+                any_set(d, x, y, ch, v[n / 2]);
+            }
+}

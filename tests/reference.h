@@ -37,6 +37,8 @@ void ref_threshold(ref_wide src, ref_wide dst, float thresh, float maxval, int t
 /* lumen_morphology (op: lumen_morph_op's values) with a kw x kh rectangle, from its definition:
  * each window's min or max (clamped to the image), then the compositions. */
 void ref_morphology(ref_wide src, ref_wide dst, int op, int kw, int kh);
+/* lumen_median: each element's median over its k x k window, clamped to the image. */
+void ref_median(ref_wide src, ref_wide dst, int k);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

@@ -990,8 +990,9 @@ static void check_geometry(void) {
         lumen_image_destroy(d16);
 }
 
-/* lumen_morphology: every op against the reference on every element type and layout, kernels
- * from 1x1 to 15x9 (even sizes too) and 255 wide, views reading around themselves, bad input. */
+/* lumen_morphology and lumen_median: every op against the reference on every element type and
+ * layout, kernels from 1x1 to 15x9 (even sizes too) and 255 wide, medians 3x3 and 5x5, views
+ * reading around themselves, bad input. */
 static void check_morphology(void) {
     static const lumen_format formats[] = {
         LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_RGB16,
@@ -1018,6 +1019,15 @@ static void check_morphology(void) {
                           k[0], k[1], lumen_format_name(f), w, h);
                     any_free(&dst), any_free(&want);
                 }
+            for (int k = 3; k <= 5; k += 2) {
+                t_any dst = any_new(w, h, f, 1), want = any_new(w, h, f, 0);
+                CHECK(lumen_median(ctx, src.img, dst.img, k) == LUMEN_OK, "median %d on %s: %s", k,
+                      lumen_format_name(f), lumen_last_error());
+                for (int p = 0; p < src.parts; p++) ref_median(src.part[p], want.part[p], k);
+                CHECK(any_same(&dst, &want), "median %d on %s %dx%d differs", k,
+                      lumen_format_name(f), w, h);
+                any_free(&dst), any_free(&want);
+            }
             any_free(&src);
         }
     }
@@ -1037,6 +1047,11 @@ static void check_morphology(void) {
         part.data = (uint8_t *)part.data + 12 * part.stride + 100 * 3, part.w = 30, part.h = 20;
         t_any crop = {NULL, NULL, {part}, 1};
         CHECK(any_same(&out, &crop), "morphology %d of a view", op);
+        if (op == 0) { /* the median of the same view */
+            CHECK_OK(lumen_median(ctx, v, out.img, 5));
+            ref_median(a.part[0], want.part[0], 5);
+            CHECK(any_same(&out, &crop), "median of a view");
+        }
         lumen_image_destroy(v);
         any_free(&out);
     }
@@ -1059,6 +1074,12 @@ static void check_morphology(void) {
           "morphology in place");
     CHECK(lumen_morphology(ctx, s, d16, LUMEN_MORPH_ERODE, 3, 3) == LUMEN_ERROR_SIZE_MISMATCH,
           "morphology format");
+    CHECK(lumen_median(ctx, s, s2, 4) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "ksize 4") &&
+              lumen_median(ctx, s, s2, 7) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_median(ctx, s, s, 3) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_median(ctx, s, d16, 3) == LUMEN_ERROR_SIZE_MISMATCH,
+          "median arguments: %s", lumen_last_error());
     lumen_image_destroy(s), lumen_image_destroy(s2), lumen_image_destroy(d16);
 }
 

@@ -87,14 +87,14 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate, lumen_threshold, lumen_morphology)",
+                           "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median)",
                            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s.planar) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate, lumen_threshold and lumen_morphology",
+                           "lumen_rotate, lumen_threshold, lumen_morphology and lumen_median",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -599,36 +599,37 @@ lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *
     return finish(&call, &a, rc);
 }
 
-/* ---- Morphology --------------------------------------------------------------------------- */
+/* ---- Morphology and median
+ * --------------------------------------------------------------------------- */
 
-typedef int (*morph_fn)(const void *, buf_t *, int32_t, int32_t, int32_t, bool, int32_t, buf_t *);
+/* dst of a generator writing 2-D rows of elements (channel and x fused: dense in an interleaved
+ * image and in a plane; generators/morphology.cpp): rows_of(b, r) describes b so, over its memory;
+ * rows_done(r, rc) after the call copies what Halide changed (device memory, flags) back to b. */
+typedef struct {
+    buf_t buf, *of;
+    halide_dimension_t dim[2];
+} rows_t;
 
-/* b as rows of elements, channel and x fused (dense in an interleaved image and in a plane), for
- * generators writing 2-D buffers: r over b's memory, d its dims. */
-static buf_t *rows_of(const buf_t *b, buf_t *r, halide_dimension_t d[2]) {
+static buf_t *rows_of(buf_t *b, rows_t *r) {
     int c = b->dim[0].extent;
-    *r = *b;
-    d[0] = (halide_dimension_t){b->dim[1].min * c, b->dim[1].extent * c, 1, 0};
-    d[1] = b->dim[2];
-    r->dimensions = 2, r->dim = d;
-    return r;
+    r->buf = *b, r->of = b;
+    r->dim[0] = (halide_dimension_t){b->dim[1].min * c, b->dim[1].extent * c, 1, 0};
+    r->dim[1] = b->dim[2];
+    r->buf.dimensions = 2, r->buf.dim = r->dim;
+    return &r->buf;
 }
 
-/* morphology's call, dst as rows; what Halide changed in them (device memory, flags) copied
- * back. */
-static int morph_call(lumen__call *call, morph_fn f, buf_t *s, buf_t *d, int kw, int kh,
-                      const int8_t how[3]) {
-    buf_t rd;
-    halide_dimension_t dd[2];
-    int rc = f(call, s, kw, kh, how[0], how[1], how[2], rows_of(d, &rd, dd));
-    d->device = rd.device, d->device_interface = rd.device_interface, d->flags = rd.flags;
+static int rows_done(rows_t *r, int rc) {
+    r->of->device = r->buf.device, r->of->device_interface = r->buf.device_interface;
+    r->of->flags = r->buf.flags;
     return rc;
 }
 
 lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                               lumen_morph_op op, int kw, int kh) {
-    static const morph_fn fns[] = LUMEN__TABLE(morphology), fns16[] = LUMEN__TABLE(morphology_u16),
-                          fnsf[] = LUMEN__TABLE(morphology_f32);
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, int32_t, bool, int32_t, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(morphology), fns16[] = LUMEN__TABLE(morphology_u16),
+                      fnsf[] = LUMEN__TABLE(morphology_f32);
     /* the generator's structure, erode_first and combine (generators/morphology.cpp) by op */
     static const int8_t how[7][3] = {{0, 1, 0}, {0, 0, 0}, {1, 1, 0}, {1, 0, 0},
                                      {2, 0, 0}, {1, 1, 1}, {1, 0, 2}};
@@ -646,8 +647,25 @@ lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image 
     }
     LUMEN__PREPARE();
     int es = elem_size(src), rc = 0;
-    const morph_fn *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
-    LUMEN__EACH_PLANE(rc, morph_call(&call, f[b], a.src, a.dst, kw, kh, how[op]));
+    const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    rows_t r;
+    LUMEN__EACH_PLANE(rc, rows_done(&r, f[b](&call, a.src, kw, kh, how[op][0], how[op][1],
+                                             how[op][2], rows_of(a.dst, &r))));
+    return finish(&call, &a, rc);
+}
+
+lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst, int ksize) {
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(median), fns16[] = LUMEN__TABLE(median_u16),
+                      fnsf[] = LUMEN__TABLE(median_f32);
+    LUMEN__START("lumen_median", ((shape){ANY_CHANNELS, 0, 1, 0, ksize == 5 ? 2 : 1, 1, 1}));
+    if (ksize != 3 && ksize != 5)
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "ksize %d (3 or 5 taken)", ksize);
+    LUMEN__PREPARE();
+    int es = elem_size(src), rc = 0;
+    const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    rows_t r;
+    LUMEN__EACH_PLANE(rc, rows_done(&r, f[b](&call, a.src, ksize, rows_of(a.dst, &r))));
     return finish(&call, &a, rc);
 }
 

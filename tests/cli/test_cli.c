@@ -122,6 +122,14 @@ static void check_run(void) {
           "morphology op 7: %s", err_text);
     CHECK(lumen("run morphology rgb.png o.png -p w=256") != 0 && strstr(err_text, "1..255"),
           "morphology w 256: %s", err_text);
+    want = new_like(rgb, 0, 0, 0);
+    lumen_median(NULL, rgb, want, 5);
+    CHECK(lumen("chain median:k=5 rgb.png o.png") == 0, "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "median 5 differs from the library");
+    lumen_image_destroy(got), lumen_image_destroy(want);
+    CHECK(lumen("run median rgb.png o.png -p k=4") != 0 && strstr(err_text, "3 or 5"),
+          "median k 4: %s", err_text);
 
     /* Converted kinds: 16-bit, gray+alpha become 8-bit gray / RGBA. */
     write_png("gray16.png", 9, 7, PNG_FORMAT_LINEAR_Y);
@@ -143,9 +151,9 @@ static void check_info_demo(void) {
               strstr(out_text, lumen_cpu_variant()),
           "info output: %s", out_text);
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
-    const char *files[] = {"sample", "levels",    "grayscale",    "gaussian_blur",
-                           "resize", "sobel",     "unsharp_mask", "flip",
-                           "rotate", "threshold", "morphology",   "chain"};
+    const char *files[] = {"sample",     "levels",       "grayscale", "gaussian_blur", "resize",
+                           "sobel",      "unsharp_mask", "flip",      "rotate",        "threshold",
+                           "morphology", "median",       "chain"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

@@ -75,9 +75,10 @@ static size_t differ(lumen_image *a, lumen_image *b) {
 }
 
 /* A case: pipeline k (0 levels, 1 grayscale, 2 gaussian_blur, 3 resize, 4 sobel, 5 unsharp_mask,
- * 6 yuv_to_rgb, 7 rgb_to_yuv) on a w x h image of format f (6: dst's format), to dw x dh (resize),
- * with parameters a, b (6, 7: b is the layout, a the space); view: src and dst are views inside
- * larger images (2: isolated). */
+ * 6 yuv_to_rgb, 7 rgb_to_yuv, 8 morphology, 9 median) on a w x h image of format f (6: dst's
+ * format), to dw x dh (resize), with parameters a, b (6, 7: b is the layout, a the space; 8: a the
+ * op, b the kernel's width and height; 9: a the size); view: src and dst are views inside larger
+ * images (2: isolated). */
 typedef struct {
     int k;
     lumen_format f;
@@ -85,8 +86,9 @@ typedef struct {
     float a, b;
     int view;
 } tcase;
-static const char *const names[] = {"levels", "grayscale",    "gaussian_blur", "resize",
-                                    "sobel",  "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv"};
+static const char *const names[] = {"levels",     "grayscale",    "gaussian_blur", "resize",
+                                    "sobel",      "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv",
+                                    "morphology", "median"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
 enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
 enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
@@ -129,6 +131,15 @@ static const tcase cases[] = {
     {4, G, 1600, 900, 0, 0, 0, 0, 2},
     {5, RGBA, 1600, 900, 0, 0, 1.5f, 1.0f, 1},
     {3, RGB, 1600, 900, 800, 450, 0, 0, 1},
+    {8, RGB, 1920, 1080, 0, 0, 0, 3, 0},
+    {8, BGRA, 1001, 777, 0, 0, 2, 7, 0},
+    {8, RGB16, 1920, 1080, 0, 0, 4, 5, 0},
+    {8, GF32, 1001, 777, 0, 0, 5, 9, 0},
+    {8, RGB, 1600, 900, 0, 0, 6, 5, 1},
+    {9, RGB, 1920, 1080, 0, 0, 3, 0, 0},
+    {9, G, 1001, 777, 0, 0, 5, 0, 0},
+    {9, RGBAF32, 1001, 777, 0, 0, 5, 0, 0},
+    {9, RGBA, 1600, 900, 0, 0, 5, 0, 1},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */
@@ -164,6 +175,10 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
             return lumen_unsharp_mask(ctx, src, dst, t->a, t->b);
         case 6:
             return lumen_yuv_to_rgb(ctx, fr, dst, (lumen_yuv_space)t->a);
+        case 8:
+            return lumen_morphology(ctx, src, dst, (lumen_morph_op)t->a, (int)t->b, (int)t->b);
+        case 9:
+            return lumen_median(ctx, src, dst, (int)t->a);
         default:
             return lumen_rgb_to_yuv(ctx, src, fr, (lumen_yuv_space)t->a);
     }
@@ -222,7 +237,10 @@ static void describe(const tcase *t, char *s, size_t n) {
     int o = snprintf(s, n, "%s %s %dx%d", names[t->k], lumen_format_name(t->f), t->w, t->h);
     if (t->k == 3) o += snprintf(s + o, n - o, " -> %dx%d", t->dw, t->dh);
     if (t->k == 2 || t->k == 5) o += snprintf(s + o, n - o, ", sigma %g", t->a);
-    if (t->k >= 6) o += snprintf(s + o, n - o, ", %s, space %d", layouts[(int)t->b], (int)t->a);
+    if (t->k == 6 || t->k == 7)
+        o += snprintf(s + o, n - o, ", %s, space %d", layouts[(int)t->b], (int)t->a);
+    if (t->k == 8) o += snprintf(s + o, n - o, ", op %d, %gx%g", (int)t->a, t->b, t->b);
+    if (t->k == 9) o += snprintf(s + o, n - o, ", %gx%g", t->a, t->a);
     if (t->view) snprintf(s + o, n - o, ", %s", t->view == 2 ? "isolated views" : "views");
 }
 
@@ -230,7 +248,7 @@ static void describe(const tcase *t, char *s, size_t n) {
 static double timed(const tcase *t, lumen_context *ctx, int runs) {
     lumen_image *src = t->k == 6 ? NULL : image(t->w, t->h, t->f, 5), *root = NULL;
     lumen_yuv_frame fr;
-    uint8_t *mem = t->k >= 6 ? frame(&fr, t->w, t->h, (int)t->b, 9) : NULL;
+    uint8_t *mem = t->k == 6 || t->k == 7 ? frame(&fr, t->w, t->h, (int)t->b, 9) : NULL;
     lumen_image *dst = dest(t, &root);
     for (int i = 0; i < 2; i++) TRY(call(t, ctx, src, dst, &fr));
     if (dst) TRY(lumen_image_sync(dst));
@@ -255,6 +273,8 @@ static const tcase timings[] = {
     {3, RGBAF32, 3840, 2160, 2560, 1440, 0, 0, 0},
     {6, RGB, 3840, 2160, 0, 0, 1, 1, 0},
     {7, RGB, 3840, 2160, 0, 0, 1, 1, 0},
+    {8, RGB, 3840, 2160, 0, 0, 2, 5, 0},
+    {9, RGB, 3840, 2160, 0, 0, 5, 0, 0},
 };
 
 static void chain(lumen_context *ctx, lumen_image *src, lumen_image *t[3], lumen_image *dst) {

@@ -170,13 +170,13 @@ typedef struct lumen_image lumen_image;
  * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
  * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize,
  * lumen_unsharp_mask (and since 1.5 lumen_flip, lumen_rotate and lumen_threshold, since 1.6
- * lumen_morphology) take them (dst of src's format); lumen_grayscale, lumen_sobel and the YUV
- * conversions return UNSUPPORTED_FORMAT for them. Planar formats (since 1.5): LUMEN_FORMAT_PLANAR
- * added to a 3- or 4-channel format (RGB8_PLANAR, ..., BGRAF32_PLANAR) stores each channel as a
- * plane of its own (plane k = the k-th channel of the order, e.g. B for BGR; rows
+ * lumen_morphology and lumen_median) take them (dst of src's format); lumen_grayscale, lumen_sobel
+ * and the YUV conversions return UNSUPPORTED_FORMAT for them. Planar formats (since 1.5):
+ * LUMEN_FORMAT_PLANAR added to a 3- or 4-channel format (RGB8_PLANAR, ..., BGRAF32_PLANAR) stores
+ * each channel as a plane of its own (plane k = the k-th channel of the order, e.g. B for BGR; rows
  * lumen_image_stride bytes apart within a plane, planes lumen_image_plane_stride bytes apart): a
  * CHW tensor's layout. lumen_levels, lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask,
- * lumen_flip, lumen_rotate, lumen_threshold and lumen_morphology (since 1.6) take them (dst in
+ * lumen_flip, lumen_rotate, lumen_threshold, lumen_morphology and lumen_median take them (dst in
  * src's format, planar too), with the results of the interleaved format plane by plane (on a GPU
  * as views: device crops, each plane's for OpenCL where the plane stride is a multiple of the
  * device's alignment, else through host memory); the other pipelines and the YUV conversions
@@ -424,7 +424,7 @@ typedef enum lumen_threshold_type {
 LUMEN_API lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                        float thresh, float maxval, lumen_threshold_type type);
 
-/* ---- Morphology, since 1.6 ---------------------------------------------------------------- */
+/* ---- Morphology and median, since 1.6 ----------------------------------------------------- */
 
 /** lumen_morphology's operations (the values of OpenCV's MORPH_*). */
 typedef enum lumen_morph_op {
@@ -451,6 +451,14 @@ typedef enum lumen_morph_op {
  * listed or kw, kh outside 1..LUMEN_MORPH_MAX_KERNEL. */
 LUMEN_API lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                         lumen_morph_op op, int kw, int kh);
+/** Median filter (cv::medianBlur): each element the median of its channel over the ksize x ksize
+ * window (ksize 3 or 5) around its pixel, the window clamped to the edge (OpenCV's
+ * BORDER_REPLICATE). Exact: elements are only compared (float NaN elements: unspecified results).
+ * src: any format (interleaved or planar: per plane); dst: same size and format, not overlapping
+ * src. A view reads around itself as lumen_gaussian_blur does (reach ksize / 2). Errors: those of
+ * every pipeline, and INVALID_ARGUMENT for ksize other than 3 and 5. */
+LUMEN_API lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                    int ksize);
 
 /* ---- ML preprocessing, since 1.5 ---------------------------------------------------------- */
 
