@@ -599,8 +599,7 @@ lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *
     return finish(&call, &a, rc);
 }
 
-/* ---- Morphology and median
- * --------------------------------------------------------------------------- */
+/* ---- Morphology and median ---------------------------------------------------------------- */
 
 /* dst of a generator writing 2-D rows of elements (channel and x fused: dense in an interleaved
  * image and in a plane; generators/morphology.cpp): rows_of(b, r) describes b so, over its memory;
