@@ -97,17 +97,6 @@ inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target
     f.specialize_fail("lumen: unsupported channel count");
 }
 
-// Rows of elements (channel and x fused, i = channels * x + c; generators/morphology.cpp):
-// element i of a row clamped to the row's pixels d (a dimension of the input, in elements): the
-// same channel of its first or last pixel beyond them. In the interior (likely: a loop of its
-// own) the difference is 0 and the index i itself (a dense load); unsafe_promise_clamped gives
-// bounds inference what the index cannot leave.
-inline Expr clamp_row(Expr i, Internal::Dimension d, Expr channels) {
-    Expr q = i / channels, x0 = d.min() / channels, x1 = (d.max() + 1) / channels - 1;
-    return unsafe_promise_clamped(i + channels * (clamp(likely(q), x0, x1) - q), d.min(), d.max());
-}
-inline Expr clamp_y(Expr y, Internal::Dimension d) { return clamp(y, d.min(), d.max()); }
-
 // Bilinear taps of resize (OpenCV INTER_LINEAR pixel centres): f(i) = {first source index,
 // second, Q11 weight of the second} for output index i of out_extent over in_extent. 64-bit so
 // that (2i + 1) * in_extent cannot overflow for any image Lumen accepts.

@@ -16,12 +16,11 @@ using namespace Halide;
 template <typename T>
 class Morphology : public Generator<Morphology<T>> {
 public:
-    // Input and output as rows of elements, (x, c) fused (i = channels * x + c): every target
-    // treats a row as one signal, a horizontal step being `channels` elements, whatever the
-    // channel count (the C wrapper passes the images so). A view's input has its pixels around
-    // it too, at coordinates around the output's.
-    GeneratorInput<Buffer<T>> input{"input", 2};
-    GeneratorInput<int32_t> channels{"channels"};
+    // Interleaved (c, x, y); a view's input has its pixels around it too, at coordinates around
+    // the output's. The output as rows of elements, (x, c) fused (i = channels * x + c): every
+    // target treats a row as one signal, a horizontal step being `channels` elements, whatever
+    // the channel count (the C wrapper passes it so).
+    GeneratorInput<Buffer<T>> input{"input", 3};
     GeneratorInput<int32_t> kw{"kw"};
     GeneratorInput<int32_t> kh{"kh"};
     GeneratorInput<int32_t> structure{"structure"};
@@ -39,10 +38,15 @@ public:
     // Rows per strip (a parallel task) on the CPU: a two-pass RGB 1080p strip's rows stay in L2.
     static constexpr int kRows = 32;
     Var i{"i"}, y{"y"};
+    Expr channels;
 
-    // f (the input, or a Func over the same rows) at (i, y) clamped to the input's edges.
+    // f at (i, y) clamped to the input's edges (f: the input, or a Func of (i, y) over the same
+    // pixels). Where the channel count is specialized, the interior (likely) is a dense loop of
+    // its own: channels * (i / channels) + i % channels simplifies to i.
     Expr clamped(Func f) {
-        return f(lumen::clamp_row(i, input.dim(0), channels), lumen::clamp_y(y, input.dim(1)));
+        Expr xc = clamp(likely(i / channels), input.dim(1).min(), input.dim(1).max());
+        Expr yc = clamp(y, input.dim(2).min(), input.dim(2).max()), c = i % channels;
+        return f.dimensions() == 3 ? f(c, xc, yc) : f(c + channels * xc, yc);
     }
     static Expr inv(Expr v, Expr on) {
         if (std::is_floating_point<T>::value) return v * select(on, -1.0f, 1.0f);
@@ -62,19 +66,21 @@ public:
     }
 
     void generate() {
+        channels = input.dim(0).extent();
         Func in("in"), first("first"), own("own");
-        in(i, y) = input(i, y);
+        Var c("c"), x("x");
+        in(c, x, y) = input(c, x, y);
         Pass p1 = pass("p1", in, erode_first);
         first(i, y) = inv(p1.v, erode_first);
         Pass p2 = pass("p2", first, !erode_first);  // open, close, top and black hat
         Pass pe = pass("pe", in, true);             // gradient's erosion
         Expr second = inv(p2.v, !erode_first);
-        own(i, y) = clamped(in);  // (its vectors may reach past the row: clamped)
+        own(i, y) = clamped(in);
         output(i, y) = select(structure == 0, inv(p1.v, erode_first), structure == 2,
                               sub(inv(p1.v, false), inv(pe.v, true)), combine == 1,
                               sub(own(i, y), second), combine == 2, sub(second, own(i, y)), second);
 
-        input.dim(0).set_stride(1);
+        lumen::interleaved(input, false);
         output.dim(0).set_min(0).set_stride(1);
         output.dim(1).set_min(0);
         const Target t = this->get_target();
