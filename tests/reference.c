@@ -379,6 +379,49 @@ void ref_orient(ref_wide s, ref_wide d, int mode) {
         }
 }
 
+/* round(v) ties to even, within +-2^29 (lumen.h's lumen_warp_affine) */
+static long warp_round(double v) {
+    return lrint(v < -536870912.0 ? -536870912.0 : v > 536870912.0 ? 536870912.0 : v);
+}
+
+static long floor_shift(long v, int bits) {
+    return v >= 0 ? v >> bits : -((-v + (1L << bits) - 1) >> bits);
+}
+
+void ref_warp_affine(ref_wide s, ref_wide d, const double m[6], int inverse, int replicate,
+                     const double value[4]) {
+    double i[6];
+    memcpy(i, m, sizeof i);
+    if (!inverse) { /* lumen.h: inverted as OpenCV does */
+        double D = 1.0 / (m[0] * m[4] - m[1] * m[3]);
+        i[0] = m[4] * D, i[1] = -m[1] * D, i[3] = -m[3] * D, i[4] = m[0] * D;
+        i[2] = -i[0] * m[2] - i[1] * m[5];
+        i[5] = -i[3] * m[2] - i[4] * m[5];
+    }
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++) {
+            long X = warp_round(i[0] * x * 1024) + warp_round((i[1] * y + i[2]) * 1024) + 16;
+            long Y = warp_round(i[3] * x * 1024) + warp_round((i[4] * y + i[5]) * 1024) + 16;
+            X = floor_shift(X, 5), Y = floor_shift(Y, 5);
+            long x0 = floor_shift(X, 5), y0 = floor_shift(Y, 5), fx = X - 32 * x0, fy = Y - 32 * y0;
+            for (int ch = 0; ch < s.c; ch++) {
+                double sum = 0;
+                int outside = 0;
+                for (int k = 0; k < 4; k++) {
+                    long xx = x0 + (k & 1), yy = y0 + (k >> 1);
+                    double wt = (double)((k & 1 ? fx : 32 - fx) * (k >> 1 ? fy : 32 - fy));
+                    int in = xx >= 0 && xx < s.w && yy >= 0 && yy < s.h;
+                    long cx = xx < 0 ? 0 : xx >= s.w ? s.w - 1 : xx;
+                    long cy = yy < 0 ? 0 : yy >= s.h ? s.h - 1 : yy;
+                    sum += wt * (in || replicate ? any_get(s, (int)cx, (int)cy, ch) : value[ch]);
+                    outside += !in;
+                }
+                double r = s.elem == 4 ? sum / 1024 : floor((sum + 512) / 1024);
+                any_set(d, x, y, ch, outside == 4 && !replicate ? value[ch] : r);
+            }
+        }
+}
+
 void ref_threshold(ref_wide s, ref_wide d, float thresh, float maxval, int type) {
     double t = thresh, m = maxval;
     if (s.elem != 4) t = floor(t), m = floor(m + 0.5); /* any_set saturates m and the result */

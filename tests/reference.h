@@ -34,6 +34,10 @@ void ref_unsharp_mask_wide(ref_wide src, ref_wide dst, float sigma, float amount
  * orient.cpp: bit 0 mirror x, bit 1 mirror y, bit 2 transpose; dst's size) and lumen_threshold. */
 void ref_orient(ref_wide src, ref_wide dst, int mode);
 void ref_threshold(ref_wide src, ref_wide dst, float thresh, float maxval, int type);
+/* lumen_warp_affine (any element size) from lumen.h's formulas: m inverted unless inverse,
+ * border replicate or constant value[ch] (already rounded for 8- and 16-bit). Float: in double. */
+void ref_warp_affine(ref_wide src, ref_wide dst, const double m[6], int inverse, int replicate,
+                     const double value[4]);
 /* lumen_morphology (op: lumen_morph_op's values) with a kw x kh rectangle, from its definition:
  * each window's min or max (clamped to the image), then the compositions. */
 void ref_morphology(ref_wide src, ref_wide dst, int op, int kw, int kh);

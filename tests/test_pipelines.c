@@ -990,6 +990,153 @@ static void check_geometry(void) {
         lumen_image_destroy(d16);
 }
 
+/* lumen_warp_affine: rotations and general maps on every element type and layout against the
+ * reference (exact; float within 1e-5), both borders, identity and a translation against src
+ * itself, views, bad input. */
+static double elem_at(ref_wide r, int x, int y, int c) {
+    return r.elem == 1 ? ((const uint8_t *)r.data)[y * r.stride + (size_t)x * r.c + c]
+                       : ref_wide_get(r, x, y, c);
+}
+
+static int warp_diff(t_any *img, const t_any *want, int exact) {
+    if (exact) return any_same(img, want) ? 0 : 1;
+    uint8_t *p = NULL;
+    CHECK_OK(lumen_image_map(img->img, LUMEN_ACCESS_READ, &p));
+    for (int k = 0; p && k < img->parts; k++)
+        for (int y = 0; y < want->part[k].h; y++)
+            for (int x = 0; x < want->part[k].w; x++)
+                for (int c = 0; c < want->part[k].c; c++)
+                    if (fabs(ref_wide_get(img->part[k], x, y, c) -
+                             ref_wide_get(want->part[k], x, y, c)) > 1e-5)
+                        return 1;
+    return p == NULL;
+}
+
+static void check_warp(void) {
+    static const lumen_format formats[] = {
+        LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_RGB16,
+        LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_GRAY16};
+    static const int sizes[][4] = {
+        {1, 1, 3, 2}, {37, 23, 40, 19}, {64, 50, 64, 50}, {5, 130, 9, 61}};
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
+        lumen_format f = formats[fi];
+        const char *fn = lumen_format_name(f);
+        int es = lumen_format_element_size(f), nc = lumen_format_channels(f);
+        double top = es == 2 ? 65535 : 255;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int w = sizes[si][0], h = sizes[si][1], ow = sizes[si][2], oh = sizes[si][3];
+            t_any src = any_new(w, h, f, (int)si);
+            for (int k = 0; k < 8; k++) {
+                double m[6];
+                int inv = k >= 4, rep = k & 1;
+                if (!inv) { /* cv::getRotationMatrix2D about a random centre, scale 0.5..2 */
+                    double a = frand(0, 6.3f), sc = frand(0.5f, 2), cx = frand(0, (float)w),
+                           cy = frand(0, (float)h), al = sc * cos(a), be = sc * sin(a);
+                    double r[6] = {al,  be, (1 - al) * cx - be * cy,
+                                   -be, al, be * cx + (1 - al) * cy};
+                    memcpy(m, r, sizeof m);
+                } else { /* any map, dst to src */
+                    for (int j = 0; j < 6; j++)
+                        m[j] = j % 3 == 2 ? frand(-(float)w, 2.0f * w) : frand(-1.5f, 1.5f);
+                }
+                float value[4];
+                double want_v[4], part_v[4];
+                for (int c = 0; c < 4; c++) {
+                    value[c] = es == 4 ? frand(-1, 2) : frand(-20, (float)top * 1.1f);
+                    want_v[c] = es == 4 ? value[c] : fmin(fmax(nearbyint(value[c]), 0), top);
+                }
+                t_any dst = any_new(ow, oh, f, 2), want = any_new(ow, oh, f, 0);
+                CHECK(lumen_warp_affine(ctx, src.img, dst.img, m, inv ? LUMEN_WARP_INVERSE_MAP : 0,
+                                        rep ? LUMEN_BORDER_REPLICATE : LUMEN_BORDER_CONSTANT,
+                                        value) == LUMEN_OK,
+                      "warp_affine on %s: %s", fn, lumen_last_error());
+                for (int p = 0; p < src.parts; p++) {
+                    for (int c = 0; c < 4; c++) part_v[c] = src.parts > 1 ? want_v[p] : want_v[c];
+                    ref_warp_affine(src.part[p], want.part[p], m, inv, rep, part_v);
+                }
+                CHECK(!warp_diff(&dst, &want, es != 4),
+                      "warp_affine %d on %s %dx%d -> %dx%d differs", k, fn, w, h, ow, oh);
+                any_free(&dst), any_free(&want);
+            }
+            /* identity: src itself; a translation by (3, -2): src shifted, value outside */
+            static const double id[6] = {1, 0, 0, 0, 1, 0}, tr[6] = {1, 0, 3, 0, 1, -2};
+            t_any dst = any_new(w, h, f, 1);
+            CHECK_OK(lumen_warp_affine(ctx, src.img, dst.img, id, 0, LUMEN_BORDER_CONSTANT, NULL));
+            CHECK(any_same(&dst, &src), "warp_affine identity on %s %dx%d", fn, w, h);
+            float v7[4] = {7, 7, 7, 7};
+            CHECK_OK(lumen_warp_affine(ctx, src.img, dst.img, tr, LUMEN_WARP_INVERSE_MAP,
+                                       LUMEN_BORDER_CONSTANT, v7));
+            uint8_t *px = NULL;
+            CHECK_OK(lumen_image_map(dst.img, LUMEN_ACCESS_READ, &px));
+            int bad = 0;
+            for (int p = 0; px && p < src.parts; p++)
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++)
+                        for (int c = 0; c < src.part[p].c; c++) {
+                            int in = x + 3 < w && y - 2 >= 0;
+                            double v = in ? elem_at(src.part[p], x + 3, y - 2, c) : 7;
+                            bad += elem_at(dst.part[p], x, y, c) != v;
+                        }
+            CHECK(!bad, "warp_affine translation on %s %dx%d: %d elements differ", fn, w, h, bad);
+            any_free(&dst), any_free(&src);
+            (void)nc;
+        }
+    }
+    /* views: a view (its edges the border) warped into a view of another image */
+    t_any a = any_new(40, 30, LUMEN_FORMAT_RGB8, 3), b = any_new(50, 60, LUMEN_FORMAT_RGB8, 0);
+    t_any want = any_new(20, 12, LUMEN_FORMAT_RGB8, 0);
+    lumen_image *va = NULL, *vb = NULL;
+    CHECK_OK(lumen_image_view(a.img, 7, 5, 12, 20, 0, &va));
+    CHECK_OK(lumen_image_view(b.img, 9, 11, 20, 12, 0, &vb));
+    static const double rot[6] = {0.8, 0.6, -3, -0.6, 0.8, 4};
+    for (int rep = 0; rep < 2; rep++) {
+        CHECK_OK(lumen_warp_affine(ctx, va, vb, rot, 0, (lumen_border)rep, NULL));
+        ref_wide part = a.part[0], out = b.part[0];
+        part.data = a.mem + 5 * part.stride + 7 * 3, part.w = 12, part.h = 20;
+        out.data = b.mem + 11 * out.stride + 9 * 3, out.w = 20, out.h = 12;
+        static const double zero[4] = {0, 0, 0, 0};
+        ref_warp_affine(part, want.part[0], rot, 0, rep, zero);
+        t_any got = {NULL, vb, {out}, 1};
+        uint8_t *px;
+        CHECK_OK(lumen_image_map(b.img, LUMEN_ACCESS_READ, &px));
+        CHECK(any_same(&got, &want), "warp_affine a view into a view (border %d)", rep);
+    }
+    lumen_image_destroy(va), lumen_image_destroy(vb);
+    any_free(&a), any_free(&b), any_free(&want);
+    /* bad arguments */
+    lumen_image *s = NULL, *d = NULL, *d16 = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 3, &s));
+    CHECK_OK(lumen_image_create(9, 5, 3, &d));
+    CHECK_OK(lumen_image_create_format(9, 5, LUMEN_FORMAT_RGB16, &d16));
+    static const double id[6] = {1, 0, 0, 0, 1, 0}, sing[6] = {1, 2, 0, 2, 4, 0};
+    double nan6[6] = {1, 0, NAN, 0, 1, 0};
+    float badv[4] = {0, INFINITY, 0, 0};
+    CHECK(lumen_warp_affine(ctx, s, d, NULL, 0, LUMEN_BORDER_CONSTANT, NULL) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_warp_affine(ctx, s, d, nan6, 0, LUMEN_BORDER_CONSTANT, NULL) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_warp_affine(ctx, s, d, sing, 0, LUMEN_BORDER_CONSTANT, NULL) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "singular") &&
+              lumen_warp_affine(ctx, s, d, id, 1, LUMEN_BORDER_CONSTANT, NULL) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_warp_affine(ctx, s, d, id, 0, (lumen_border)4, NULL) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_warp_affine(ctx, s, d, id, 0, LUMEN_BORDER_CONSTANT, badv) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT,
+          "warp_affine arguments: %s", lumen_last_error());
+    CHECK(lumen_warp_affine(ctx, s, d16, id, 0, LUMEN_BORDER_CONSTANT, NULL) ==
+              LUMEN_ERROR_SIZE_MISMATCH,
+          "warp_affine format");
+    CHECK(lumen_warp_affine(ctx, s, s, id, 0, LUMEN_BORDER_CONSTANT, NULL) ==
+              LUMEN_ERROR_INVALID_ARGUMENT,
+          "warp_affine in place");
+    CHECK(lumen_warp_affine(ctx, s, d, sing, LUMEN_WARP_INVERSE_MAP, LUMEN_BORDER_REPLICATE,
+                            NULL) == LUMEN_OK,
+          "warp_affine: a singular inverse map is a map");
+    lumen_image_destroy(s), lumen_image_destroy(d), lumen_image_destroy(d16);
+}
+
 /* lumen_morphology and lumen_median: every op against the reference on every element type and
  * layout, kernels from 1x1 to 15x9 (even sizes too) and 255 wide, medians 3x3 and 5x5, views
  * reading around themselves, bad input. */
@@ -1181,6 +1328,7 @@ int main(int argc, char **argv) {
     check_geometry();
     check_tensor();
     check_morphology();
+    check_warp();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

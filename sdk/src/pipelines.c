@@ -564,6 +564,107 @@ lumen_status lumen_rotate(lumen_context *ctx, lumen_image *src, lumen_image *dst
     return orient(ctx, "lumen_rotate", src, dst, m, degrees == 90 || degrees == 270, bad);
 }
 
+/* m = round(v), as OpenCV's saturate_cast<int>(double) (ties to even), within +-2^29 so that the
+ * generator's sums cannot overflow (a position that far out is outside any image either way). */
+static int32_t q_round(double v) {
+    return (int32_t)lrint(fmin(fmax(v, -536870912.0), 536870912.0));
+}
+
+/* v rounded (ties to even) and saturated to 0..top. */
+static double saturate(double v, double top) { return fmin(fmax(nearbyint(v), 0.0), top); }
+
+lumen_status lumen_warp_affine(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                               const double m[6], int flags, lumen_border border,
+                               const float value[4]) {
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, uint8_t, uint8_t,
+                        uint8_t, uint8_t, buf_t *);
+    typedef int (*fn16_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, uint16_t,
+                          uint16_t, uint16_t, uint16_t, buf_t *);
+    typedef int (*fnf_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, float, float,
+                         float, float, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(warp_affine);
+    static const fn16_t fns16[] = LUMEN__TABLE(warp_affine_u16);
+    static const fnf_t fnsf[] = LUMEN__TABLE(warp_affine_f32);
+    LUMEN__START("lumen_warp_affine", ((shape){ANY_CHANNELS, 0, 0, 0, 0, 1, 1}));
+    int finite = m != NULL;
+    for (int k = 0; finite && k < 6; k++) finite = isfinite(m[k]);
+    if (!finite) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "m is NULL or not finite");
+    if (flags & ~LUMEN_WARP_INVERSE_MAP) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "flags 0x%x (0 or LUMEN_WARP_INVERSE_MAP taken)", (unsigned)flags);
+    }
+    if (border != LUMEN_BORDER_CONSTANT && border != LUMEN_BORDER_REPLICATE) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "border %d (LUMEN_BORDER_CONSTANT or REPLICATE taken)", (int)border);
+    }
+    for (int k = 0; value && k < 4; k++) {
+        if (!isfinite(value[k])) {
+            return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "value[%d] %g is not finite", k,
+                               (double)value[k]);
+        }
+    }
+    /* The inverse (dst -> src), as cv::warpAffine computes it. */
+    double i[6];
+    memcpy(i, m, sizeof i);
+    if (!(flags & LUMEN_WARP_INVERSE_MAP)) {
+        double d = m[0] * m[4] - m[1] * m[3];
+        if (d == 0.0 || !isfinite(1.0 / d)) {
+            return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                               "m is singular (m00 m11 - m01 m10 = %g)", d);
+        }
+        d = 1.0 / d;
+        i[0] = m[4] * d, i[1] = -m[1] * d, i[3] = -m[3] * d, i[4] = m[0] * d;
+        i[2] = -i[0] * m[2] - i[1] * m[5];
+        i[5] = -i[3] * m[2] - i[4] * m[5];
+    }
+    /* map(j, 0..3): a(x), b(x) per dst column, A(y), B(y) per dst row (generators/warp_affine.cpp)
+     */
+    int w = lumen_image_width(dst), h = lumen_image_height(dst), n = w > h ? w : h;
+    int32_t *map = malloc((size_t)n * 4 * sizeof *map);
+    if (!map) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for the map");
+    for (int j = 0; j < n; j++) {
+        map[j] = j < w ? q_round(i[0] * j * 1024) : 0;
+        map[n + j] = j < w ? q_round(i[3] * j * 1024) : 0;
+        map[2 * n + j] = j < h ? q_round((i[1] * j + i[2]) * 1024) + 16 : 0;
+        map[3 * n + j] = j < h ? q_round((i[4] * j + i[5]) * 1024) + 16 : 0;
+    }
+    halide_dimension_t md[2] = {{0, n, 1, 0}, {0, 4, n, 0}};
+    buf_t mb;
+    lumen__buffer_init(&mb, map, 32, 2, md, halide_buffer_flag_host_dirty);
+    mb.type.code = halide_type_int;
+    args_t a;
+    if ((st = prepare(&call, src, dst, 0, &a, &b))) {
+        free(map);
+        return st;
+    }
+    int es = elem_size(src), rc = 0, c = lumen_image_channels(src);
+    double top = es == 2 ? 65535.0 : 255.0, v[4];
+    for (int k = 0; k < 4; k++) {
+        double x = value && k < c ? value[k] : 0.0;
+        v[k] = es == 4 ? x : saturate(x, top);
+    }
+    bool rep = border == LUMEN_BORDER_REPLICATE;
+    for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
+        double p[4]; /* plane k: its channel's value */
+        for (int j = 0; j < 4; j++) p[j] = a.planes ? v[k] : v[j];
+        if (!(rc = plane_select(&call, &a, k))) {
+            if (es == 4)
+                rc = fnsf[b](&call, a.src, &mb, w, h, rep, (float)p[0], (float)p[1], (float)p[2],
+                             (float)p[3], a.dst);
+            else if (es == 2)
+                rc = fns16[b](&call, a.src, &mb, w, h, rep, (uint16_t)p[0], (uint16_t)p[1],
+                              (uint16_t)p[2], (uint16_t)p[3], a.dst);
+            else
+                rc = fns[b](&call, a.src, &mb, w, h, rep, (uint8_t)p[0], (uint8_t)p[1],
+                            (uint8_t)p[2], (uint8_t)p[3], a.dst);
+        }
+        plane_done(&call, &a, rc);
+    }
+    st = release_param(&call, &mb, finish(&call, &a, rc));
+    free(map);
+    return st;
+}
+
 lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *dst, float thresh,
                              float maxval, lumen_threshold_type type) {
     typedef int (*fn_t)(const void *, buf_t *, int16_t, uint8_t, uint8_t, int32_t, buf_t *);

@@ -407,6 +407,37 @@ LUMEN_API lumen_status lumen_flip(lumen_context *ctx, lumen_image *src, lumen_im
 LUMEN_API lumen_status lumen_rotate(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     int degrees);
 
+/** Border modes: how a pipeline reads outside its source (the values of OpenCV's BORDER_*;
+ * since 1.7). */
+typedef enum lumen_border {
+    LUMEN_BORDER_CONSTANT = 0, /**< a value given with the call */
+    LUMEN_BORDER_REPLICATE = 1 /**< the nearest edge pixel */
+} lumen_border;
+/** lumen_warp_affine's flag: m maps dst to src (OpenCV's WARP_INVERSE_MAP). */
+#define LUMEN_WARP_INVERSE_MAP 16
+/** Affine warp, bilinear (cv::warpAffine with INTER_LINEAR; since 1.7): m = {m00, m01, m02, m10,
+ * m11, m12} maps a src position to its dst position (x' = m00 x + m01 y + m02, y' = m10 x + m11 y +
+ * m12; pixel centres at integer coordinates, as OpenCV), or with flags LUMEN_WARP_INVERSE_MAP a dst
+ * position to the src position it reads; without the flag m is inverted first, in double, as
+ * OpenCV does (cv::getRotationMatrix2D's matrix goes as it is). dst(x, y) interpolates src at
+ * (sx, sy) = (i00 x + i01 y + i02, i10 x + i11 y + i12), i the inverse, in OpenCV's fixed point:
+ * a = round(i00 x 1024), A = round((i01 y + i02) 1024) + 16 (round: to nearest, ties to even),
+ * X = (a + A) >> 5, likewise Y from i10, i11, i12: taps X >> 5 and Y >> 5 and their right and
+ * lower neighbours, weights (32 - fx, fx) x (32 - fy, fy) with fx = X & 31, fy = Y & 31 (1/32
+ * pixel steps); 8- and 16-bit: (sum + 512) >> 10, exact; float: the weighted sum / 1024 in float.
+ * Border: LUMEN_BORDER_REPLICATE clamps each tap to the image; LUMEN_BORDER_CONSTANT reads
+ * value[k] for channel k of a tap outside (k in the image's channel order, B first for BGR; value
+ * NULL: 0; 8- and 16-bit: rounded and saturated to the element's range), and a pixel whose four
+ * taps are all outside is value itself. The same on every backend (8- and 16-bit bit-exact). src:
+ * any format (interleaved or planar: per plane); a view is read as an image of its own (its
+ * edges are the border); dst: any size, src's format, not overlapping src. Errors: those of every
+ * pipeline, and INVALID_ARGUMENT for m NULL, not finite or singular (m00 m11 = m01 m10, without
+ * the flag), flags other than 0 and LUMEN_WARP_INVERSE_MAP, a border not listed, or a value not
+ * finite. */
+LUMEN_API lumen_status lumen_warp_affine(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                         const double m[6], int flags, lumen_border border,
+                                         const float value[4]);
+
 /** lumen_threshold's rules, with gt = (v > t) (the values of OpenCV's THRESH_*). */
 typedef enum lumen_threshold_type {
     LUMEN_THRESH_BINARY = 0,     /**< gt ? maxval : 0 */
