@@ -555,6 +555,30 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    for (lumen_border bd : {LUMEN_BORDER_CONSTANT, LUMEN_BORDER_REPLICATE}) {
+        // An affine warp: rotation by 30 degrees and scale 0.9 about the centre (the matrix of
+        // cv::getRotationMatrix2D), bilinear; the same fixed point as OpenCV's.
+        bool rep = bd == LUMEN_BORDER_REPLICATE;
+        Case c{"warp_affine", std::string("rotate 30 scale 0.9 ") + (rep ? "replicate" : "constant"),
+               {1, 3, 4}};
+        auto mat = [](const Img &s) {
+            return cv::getRotationMatrix2D(cv::Point2f(s.w / 2.0f, s.h / 2.0f), 30.0, 0.9);
+        };
+        c.lumen = [bd, mat](lumen_context *x, Img &s, Img &d) {
+            cv::Mat m = mat(s);
+            return lumen_warp_affine(x, s.li, d.li, m.ptr<double>(), 0, bd, nullptr);
+        };
+        c.peers = {
+            {std::string("cv::warpAffine INTER_LINEAR ") + (rep ? "BORDER_REPLICATE" : "BORDER_CONSTANT"),
+             kCv, 0, false, true, "", [rep, mat](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::warpAffine(s.mat(), o, mat(s), o.size(), cv::INTER_LINEAR,
+                                rep ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     for (int k : {3, 5}) {  // median filters: OpenCV's medianBlur (border replicate, as Lumen's)
         std::string ks = std::to_string(k) + "x" + std::to_string(k);
         Case c{"median", ks, {1, 3, 4}};

@@ -16,7 +16,8 @@ typedef enum {
     ROTATE,
     THRESHOLD,
     MORPH,
-    MEDIAN
+    MEDIAN,
+    WARP
 } kind;
 
 /* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
@@ -66,11 +67,18 @@ static const struct {
       {"h", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"}},
      "op=0 w=3 h=3 (1..255): 0 erode, 1 dilate, 2 open, 3 close, 4 gradient, 5 tophat, 6 blackhat"},
     {"median", {{"k", 3, 3, 5, 1, "3 or 5"}}, "k=3 (3 or 5): the median of each k x k window"},
+    {"warp_affine",
+     {{"angle", 30, -360, 360, 0, "a number in -360..360 (degrees)"},
+      {"scale", 1, 0.01, 100, 0, "a number in 0.01..100"},
+      {"border", 0, 0, 1, 1, "0 (constant: black) or 1 (replicate)"}},
+     "angle=30 scale=1 border=0: rotate (counter-clockwise) and scale about the centre, bilinear; "
+     "border 0 black, 1 replicate"},
 };
 
-const char *const stage_pipeline_names[] = {"levels",    "grayscale",    "gaussian_blur", "resize",
-                                            "sobel",     "unsharp_mask", "flip",          "rotate",
-                                            "threshold", "morphology",   "median",        NULL};
+const char *const stage_pipeline_names[] = {
+    "levels", "grayscale", "gaussian_blur", "resize",     "sobel",  "unsharp_mask",
+    "flip",   "rotate",    "threshold",     "morphology", "median", "warp_affine",
+    NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -225,6 +233,13 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
                 st = lumen_morphology(ctx, src, dst, (lumen_morph_op)(int)v[0], (int)v[1],
                                       (int)v[2]);
                 break;
+            case WARP: { /* cv::getRotationMatrix2D about the centre ((w - 1) / 2, (h - 1) / 2) */
+                double a = v[0] * 3.14159265358979323846 / 180, al = v[1] * cos(a),
+                       be = v[1] * sin(a), cx = (w - 1) / 2.0, cy = (h - 1) / 2.0;
+                double m[6] = {al, be, (1 - al) * cx - be * cy, -be, al, be * cx + (1 - al) * cy};
+                st = lumen_warp_affine(ctx, src, dst, m, 0, (lumen_border)(int)v[2], NULL);
+                break;
+            }
         }
     if (st) {
         snprintf(err, err_size, "%s", lumen_last_error());

@@ -131,6 +131,19 @@ static void check_run(void) {
     CHECK(lumen("run median rgb.png o.png -p k=4") != 0 && strstr(err_text, "3 or 5"),
           "median k 4: %s", err_text);
 
+    /* Affine warp: a rotation by 90 degrees about the centre of a square image, border replicate,
+     * is lumen_rotate's 270 (counter-clockwise) exactly; argument errors */
+    write_png("sq.png", 5, 5, PNG_FORMAT_RGB);
+    lumen_image *sq = read_png("sq.png");
+    want = new_like(sq, 0, 0, 0);
+    lumen_rotate(NULL, sq, want, 270);
+    CHECK(lumen("chain warp_affine:angle=90:border=1 sq.png o.png") == 0, "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "warp_affine 90 differs from rotate 270");
+    lumen_image_destroy(got), lumen_image_destroy(want), lumen_image_destroy(sq);
+    CHECK(lumen("run warp_affine rgb.png o.png -p border=2") != 0 && strstr(err_text, "replicate"),
+          "warp_affine border 2: %s", err_text);
+
     /* Converted kinds: 16-bit, gray+alpha become 8-bit gray / RGBA. */
     write_png("gray16.png", 9, 7, PNG_FORMAT_LINEAR_Y);
     write_png("ga.png", 9, 7, PNG_FORMAT_GA);
@@ -151,9 +164,9 @@ static void check_info_demo(void) {
               strstr(out_text, lumen_cpu_variant()),
           "info output: %s", out_text);
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
-    const char *files[] = {"sample",     "levels",       "grayscale", "gaussian_blur", "resize",
-                           "sobel",      "unsharp_mask", "flip",      "rotate",        "threshold",
-                           "morphology", "median",       "chain"};
+    const char *files[] = {
+        "sample", "levels", "grayscale", "gaussian_blur", "resize", "sobel",       "unsharp_mask",
+        "flip",   "rotate", "threshold", "morphology",    "median", "warp_affine", "chain"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

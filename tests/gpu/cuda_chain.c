@@ -75,10 +75,11 @@ static size_t differ(lumen_image *a, lumen_image *b) {
 }
 
 /* A case: pipeline k (0 levels, 1 grayscale, 2 gaussian_blur, 3 resize, 4 sobel, 5 unsharp_mask,
- * 6 yuv_to_rgb, 7 rgb_to_yuv, 8 morphology, 9 median) on a w x h image of format f (6: dst's
- * format), to dw x dh (resize), with parameters a, b (6, 7: b is the layout, a the space; 8: a the
- * op, b the kernel's width and height; 9: a the size); view: src and dst are views inside larger
- * images (2: isolated). */
+ * 6 yuv_to_rgb, 7 rgb_to_yuv, 8 morphology, 9 median, 10 warp_affine) on a w x h image of
+ * format f (6: dst's format), to dw x dh (resize, warp_affine), with parameters a, b (6, 7: b is
+ * the layout, a the space; 8: a the op, b the kernel's width and height; 9: a the size; 10: a the
+ * angle of a rotation about the centre with scale 0.9, b the border); view: src and dst are views
+ * inside larger images (2: isolated). */
 typedef struct {
     int k;
     lumen_format f;
@@ -88,7 +89,7 @@ typedef struct {
 } tcase;
 static const char *const names[] = {"levels",     "grayscale",    "gaussian_blur", "resize",
                                     "sobel",      "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv",
-                                    "morphology", "median"};
+                                    "morphology", "median",       "warp_affine"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
 enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
 enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
@@ -140,6 +141,11 @@ static const tcase cases[] = {
     {9, G, 1001, 777, 0, 0, 5, 0, 0},
     {9, RGBAF32, 1001, 777, 0, 0, 5, 0, 0},
     {9, RGBA, 1600, 900, 0, 0, 5, 0, 1},
+    {10, RGB, 1920, 1080, 1920, 1080, 30, 0, 0},
+    {10, BGRA, 1001, 777, 640, 480, -75, 1, 0},
+    {10, RGB16, 1920, 1080, 1280, 720, 10, 0, 0},
+    {10, G, 1001, 777, 1001, 777, 200, 1, 0},
+    {10, RGB, 1600, 900, 1600, 900, 45, 1, 1},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */
@@ -179,6 +185,12 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
             return lumen_morphology(ctx, src, dst, (lumen_morph_op)t->a, (int)t->b, (int)t->b);
         case 9:
             return lumen_median(ctx, src, dst, (int)t->a);
+        case 10: {
+            double a = t->a * 3.14159265358979323846 / 180, al = 0.9 * cos(a), be = 0.9 * sin(a);
+            double cx = t->w / 2.0, cy = t->h / 2.0;
+            double m[6] = {al, be, (1 - al) * cx - be * cy, -be, al, be * cx + (1 - al) * cy};
+            return lumen_warp_affine(ctx, src, dst, m, 0, (lumen_border)(int)t->b, NULL);
+        }
         default:
             return lumen_rgb_to_yuv(ctx, src, fr, (lumen_yuv_space)t->a);
     }
@@ -187,7 +199,7 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
 /* t's destination (a view inside *root for view cases; none for rgb_to_yuv, which fills a frame).
  */
 static lumen_image *dest(const tcase *t, lumen_image **root) {
-    int w = t->k == 3 ? t->dw : t->w, h = t->k == 3 ? t->dh : t->h;
+    int w = t->dw ? t->dw : t->w, h = t->dh ? t->dh : t->h;
     lumen_format f = t->k == 1 || t->k == 4 ? G : t->f;
     lumen_image *dst = NULL;
     *root = NULL;
@@ -241,6 +253,9 @@ static void describe(const tcase *t, char *s, size_t n) {
         o += snprintf(s + o, n - o, ", %s, space %d", layouts[(int)t->b], (int)t->a);
     if (t->k == 8) o += snprintf(s + o, n - o, ", op %d, %gx%g", (int)t->a, t->b, t->b);
     if (t->k == 9) o += snprintf(s + o, n - o, ", %gx%g", t->a, t->a);
+    if (t->k == 10)
+        o += snprintf(s + o, n - o, " -> %dx%d, angle %g, border %s", t->dw, t->dh, t->a,
+                      t->b ? "replicate" : "constant");
     if (t->view) snprintf(s + o, n - o, ", %s", t->view == 2 ? "isolated views" : "views");
 }
 
@@ -275,6 +290,7 @@ static const tcase timings[] = {
     {7, RGB, 3840, 2160, 0, 0, 1, 1, 0},
     {8, RGB, 3840, 2160, 0, 0, 2, 5, 0},
     {9, RGB, 3840, 2160, 0, 0, 5, 0, 0},
+    {10, RGB, 3840, 2160, 3840, 2160, 30, 0, 0},
 };
 
 static void chain(lumen_context *ctx, lumen_image *src, lumen_image *t[3], lumen_image *dst) {
