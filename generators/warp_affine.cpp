@@ -5,7 +5,8 @@
 // weights fx = X & 31, fy = Y & 31 as (32 - fx, fx) x (32 - fy, fy), a Q10 sum:
 // 8/16-bit (sum + 512) >> 10, float sum / 1024. Border: replicate clamps the taps; constant reads
 // the channel's value for a tap outside. Integers only, so exact on every target (float: the
-// same products and sums).
+// same products and sums). 8-bit, 3 or 4 channels on the CPU with `pack`: the source's pixels
+// packed in 32 bits first (one pass), so each tap is one 32-bit gather for all channels.
 #include "common.h"
 
 namespace {
@@ -21,6 +22,7 @@ public:
     GeneratorInput<int32_t> out_width{"out_width"};
     GeneratorInput<int32_t> out_height{"out_height"};
     GeneratorInput<bool> replicate{"replicate"};
+    GeneratorInput<bool> pack{"pack"};                         // 8-bit CPU only, 3 or 4 channels
     GeneratorInput<T> v0{"v0"}, v1{"v1"}, v2{"v2"}, v3{"v3"};  // constant border, by channel
     GeneratorOutput<Buffer<T>> output{"output", 3};
 
@@ -42,17 +44,74 @@ public:
         Expr out = is_float ? sum * (1.0f / 1024) : cast<T>((sum + 512) >> 10);
         // All four taps outside: the value itself (float: not a sum of its weighted parts)
         Expr none = ix >= w || ix < -1 || iy >= h || iy < -1;
-        output(c, x, y) = select(!replicate && none, value, out);
+        Expr result = select(!replicate && none, value, out);
+        Expr channels = input.dim(0).extent();
+        const Target &t = this->get_target();
+        bool packing = sizeof(T) == 1 && !t.has_gpu_feature();
+        Func packed("packed"), res("res");
+        if (packing) {
+            // p(x, y) = channels 0..3 in bytes 0..3 (a 3-channel pixel's byte 3: 0)
+            auto byte = [&](int k) {
+                return cast<uint32_t>(input(min(k, channels - 1), x, y)) << (8 * k);
+            };
+            packed(x, y) =
+                byte(0) | byte(1) | byte(2) | select(channels == 4, byte(3), cast<uint32_t>(0));
+            Expr vp = cast<uint32_t>(v0) | (cast<uint32_t>(v1) << 8) | (cast<uint32_t>(v2) << 16) |
+                      (cast<uint32_t>(v3) << 24);
+            std::vector<Expr> tp;
+            for (int k = 0; k < 4; k++) {
+                Expr xx = ix + (k & 1), yy = iy + (k >> 1);
+                Expr in = xx >= 0 && xx < w && yy >= 0 && yy < h;
+                tp.push_back(
+                    select(replicate || in, packed(clamp(xx, 0, w - 1), clamp(yy, 0, h - 1)), vp));
+            }
+            // res: the output pixel, channels in bytes as packed's
+            Expr wts[4] = {(32 - fx) * (32 - fy), fx * (32 - fy), (32 - fx) * fy, fx * fy};
+            Expr r = cast<uint32_t>(0);
+            for (int ch = 0; ch < 4; ch++) {
+                Expr sum = 0;
+                for (int k = 0; k < 4; k++)
+                    sum += cast<int32_t>((tp[k] >> (8 * ch)) & 255) * wts[k];
+                r = r | (cast<uint32_t>((sum + 512) >> 10) << (8 * ch));
+            }
+            res(x, y) = select(!replicate && none, vp, r);
+            result = select(pack, cast<T>(res(x, y) >> cast<uint32_t>(8 * c)), result);
+        }
+        output(c, x, y) = result;
 
         lumen::interleaved(input);
         lumen::interleaved(output);
-        Expr channels = input.dim(0).extent();
         output.dim(0).set_extent(channels);
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
         map.dim(1).set_bounds(0, 4);
-        lumen::schedule_interleaved(output, channels, out_width, this->get_target(), c, x, y,
-                                    this->template natural_vector_size<int32_t>());
+        if (packing) {  // strips of rows; per row, res for 16 pixels, then channels vectorized
+            Var co("co"), ci("ci"), yo("yo"), yi("yi"), xo("xo"), xi("xi");
+            for (int k : {3, 4}) {
+                Stage st = output.specialize(pack && channels == k);
+                st.reorder(c, x, y)
+                    .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+                    .parallel(yo)
+                    .split(c, co, ci, k, TailStrategy::ShiftInwards)
+                    .vectorize(ci);
+                st.specialize(out_width >= 16)
+                    .split(x, xo, xi, 16, TailStrategy::ShiftInwards)
+                    .vectorize(xi);
+                st.split(x, xo, xi, 1);
+            }
+            res.compute_at(output, xo).vectorize(x, 16, TailStrategy::GuardWithIf);
+            packed.compute_root().split(y, yo, y, 16, TailStrategy::GuardWithIf).parallel(yo);
+            for (int k : {3, 4})
+                packed.specialize(channels == k).vectorize(x, 16, TailStrategy::GuardWithIf);
+        }
+        int vec = this->template natural_vector_size<int32_t>();
+        if (!packing) {
+            lumen::schedule_interleaved(output, channels, out_width, t, c, x, y, vec);
+            return;
+        }
+        lumen::schedule_interleaved_impl(output.specialize(!pack), channels, out_width, t, c, x, y,
+                                         vec, {1, 3, 4}, TailStrategy::ShiftInwards, false, 1);
+        output.specialize_fail("lumen: unsupported channel count");
     }
 };
 

@@ -91,7 +91,8 @@ static int find_lumen(struct dl_phdr_info *info, size_t size, void *base) {
 
 static lumen_status round_of_calls(int *bad) {
     lumen_image *a = NULL, *b = NULL, *g = NULL;
-    lumen_status worst = LUMEN_OK, st[6];
+    lumen_status worst = LUMEN_OK, st[7];
+    static const double rot[6] = {0.8, 0.6, -30, -0.6, 0.8, 90}; /* its map and packed source */
     lumen_set_num_threads(2); /* the pool restarts: threads are spawned by the next call */
     st[0] = lumen_image_create(300, 200, 3, &a);
     st[1] = lumen_image_create(300, 200, 3, &b);
@@ -99,7 +100,9 @@ static lumen_status round_of_calls(int *bad) {
     st[3] = a && b ? lumen_gaussian_blur(NULL, a, b, 2.0f) : LUMEN_ERROR_OUT_OF_MEMORY;
     st[4] = a && g ? lumen_grayscale(NULL, a, g) : LUMEN_ERROR_OUT_OF_MEMORY;
     st[5] = a && b ? lumen_resize(NULL, a, b) : LUMEN_ERROR_OUT_OF_MEMORY;
-    for (int i = 0; i < 6; i++) {
+    st[6] = a && b ? lumen_warp_affine(NULL, a, b, rot, 0, LUMEN_BORDER_CONSTANT, NULL)
+                   : LUMEN_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < 7; i++) {
         if (st[i] != LUMEN_OK && st[i] != LUMEN_ERROR_OUT_OF_MEMORY) {
             printf("call %d: %s (%s)\n", i, lumen_status_string(st[i]), lumen_last_error());
             (*bad)++;

@@ -87,14 +87,16 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median)",
+                           "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
+                           "lumen_warp_affine)",
                            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s.planar) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate, lumen_threshold, lumen_morphology and lumen_median",
+                           "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median and "
+                           "lumen_warp_affine",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -576,11 +578,11 @@ static double saturate(double v, double top) { return fmin(fmax(nearbyint(v), 0.
 lumen_status lumen_warp_affine(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                const double m[6], int flags, lumen_border border,
                                const float value[4]) {
-    typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, uint8_t, uint8_t,
-                        uint8_t, uint8_t, buf_t *);
-    typedef int (*fn16_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, uint16_t,
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, bool, uint8_t,
+                        uint8_t, uint8_t, uint8_t, buf_t *);
+    typedef int (*fn16_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, bool, uint16_t,
                           uint16_t, uint16_t, uint16_t, buf_t *);
-    typedef int (*fnf_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, float, float,
+    typedef int (*fnf_t)(const void *, buf_t *, buf_t *, int32_t, int32_t, bool, bool, float, float,
                          float, float, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(warp_affine);
     static const fn16_t fns16[] = LUMEN__TABLE(warp_affine_u16);
@@ -644,18 +646,22 @@ lumen_status lumen_warp_affine(lumen_context *ctx, lumen_image *src, lumen_image
         v[k] = es == 4 ? x : saturate(x, top);
     }
     bool rep = border == LUMEN_BORDER_REPLICATE;
+    /* 8-bit RGB(A) on the CPU: source pixels packed in 32 bits first (one pass over src), unless
+     * dst is much smaller than src (generators/warp_affine.cpp) */
+    bool pack = b == LUMEN_BACKEND_CPU && es == 1 && c > 1 && !a.planes &&
+                (double)lumen_image_width(src) * lumen_image_height(src) <= 4.0 * w * h;
     for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
         double p[4]; /* plane k: its channel's value */
         for (int j = 0; j < 4; j++) p[j] = a.planes ? v[k] : v[j];
         if (!(rc = plane_select(&call, &a, k))) {
             if (es == 4)
-                rc = fnsf[b](&call, a.src, &mb, w, h, rep, (float)p[0], (float)p[1], (float)p[2],
-                             (float)p[3], a.dst);
+                rc = fnsf[b](&call, a.src, &mb, w, h, rep, pack, (float)p[0], (float)p[1],
+                             (float)p[2], (float)p[3], a.dst);
             else if (es == 2)
-                rc = fns16[b](&call, a.src, &mb, w, h, rep, (uint16_t)p[0], (uint16_t)p[1],
+                rc = fns16[b](&call, a.src, &mb, w, h, rep, pack, (uint16_t)p[0], (uint16_t)p[1],
                               (uint16_t)p[2], (uint16_t)p[3], a.dst);
             else
-                rc = fns[b](&call, a.src, &mb, w, h, rep, (uint8_t)p[0], (uint8_t)p[1],
+                rc = fns[b](&call, a.src, &mb, w, h, rep, pack, (uint8_t)p[0], (uint8_t)p[1],
                             (uint8_t)p[2], (uint8_t)p[3], a.dst);
         }
         plane_done(&call, &a, rc);

@@ -170,17 +170,17 @@ typedef struct lumen_image lumen_image;
  * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
  * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize,
  * lumen_unsharp_mask (and since 1.5 lumen_flip, lumen_rotate and lumen_threshold, since 1.6
- * lumen_morphology and lumen_median) take them (dst of src's format); lumen_grayscale, lumen_sobel
- * and the YUV conversions return UNSUPPORTED_FORMAT for them. Planar formats (since 1.5):
- * LUMEN_FORMAT_PLANAR added to a 3- or 4-channel format (RGB8_PLANAR, ..., BGRAF32_PLANAR) stores
- * each channel as a plane of its own (plane k = the k-th channel of the order, e.g. B for BGR; rows
- * lumen_image_stride bytes apart within a plane, planes lumen_image_plane_stride bytes apart): a
- * CHW tensor's layout. lumen_levels, lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask,
- * lumen_flip, lumen_rotate, lumen_threshold, lumen_morphology and lumen_median take them (dst in
- * src's format, planar too), with the results of the interleaved format plane by plane (on a GPU
- * as views: device crops, each plane's for OpenCL where the plane stride is a multiple of the
- * device's alignment, else through host memory); the other pipelines and the YUV conversions
- * return UNSUPPORTED_FORMAT for them. */
+ * lumen_morphology and lumen_median, since 1.7 lumen_warp_affine) take them (dst of src's format);
+ * lumen_grayscale, lumen_sobel and the YUV conversions return UNSUPPORTED_FORMAT for them. Planar
+ * formats (since 1.5): LUMEN_FORMAT_PLANAR added to a 3- or 4-channel format (RGB8_PLANAR, ...,
+ * BGRAF32_PLANAR) stores each channel as a plane of its own (plane k = the k-th channel of the
+ * order, e.g. B for BGR; rows lumen_image_stride bytes apart within a plane, planes
+ * lumen_image_plane_stride bytes apart): a CHW tensor's layout. lumen_levels, lumen_gaussian_blur,
+ * lumen_resize, lumen_unsharp_mask, lumen_flip, lumen_rotate, lumen_threshold, lumen_morphology,
+ * lumen_median and lumen_warp_affine take them (dst in src's format, planar too), with the results
+ * of the interleaved format plane by plane (on a GPU as views: device crops, each plane's for
+ * OpenCL where the plane stride is a multiple of the device's alignment, else through host memory);
+ * the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
