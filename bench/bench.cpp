@@ -579,6 +579,41 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    {
+        // Table lookup: one table per channel (cv::LUT with a table of the image's channels).
+        Case c{"lut", "a table per channel", {1, 3, 4}};
+        static uint8_t table[4 * 256];
+        for (int i = 0; i < 4 * 256; i++) table[i] = uint8_t(i * 151 + 7);
+        c.lumen = [](lumen_context *x, Img &s, Img &d) {
+            return lumen_lut(x, s.li, d.li, table, lumen_image_channels(s.li));
+        };
+        c.peers = {
+            {"cv::LUT", kCv, 0, false, true, "", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 int ch = s.mat().channels();
+                 std::vector<cv::Mat> planes;
+                 for (int k = 0; k < ch; k++) planes.push_back(cv::Mat(1, 256, CV_8U, table + 256 * k));
+                 thread_local cv::Mat t;
+                 cv::merge(planes, t);
+                 cv::LUT(s.mat(), t, o);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
+    {
+        // Histogram equalization of a gray image: the histogram, then a table (cv::equalizeHist).
+        Case c{"equalize_hist", "gray", {1}};
+        c.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_equalize_hist(x, s.li, d.li); };
+        c.peers = {
+            {"cv::equalizeHist", kCv, 0, false, true, "", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::equalizeHist(s.mat(), o);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     for (int k : {3, 5}) {  // median filters: OpenCV's medianBlur (border replicate, as Lumen's)
         std::string ks = std::to_string(k) + "x" + std::to_string(k);
         Case c{"median", ks, {1, 3, 4}};

@@ -17,7 +17,8 @@ typedef enum {
     THRESHOLD,
     MORPH,
     MEDIAN,
-    WARP
+    WARP,
+    EQUALIZE
 } kind;
 
 /* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
@@ -73,12 +74,12 @@ static const struct {
       {"border", 0, 0, 1, 1, "0 (constant: black) or 1 (replicate)"}},
      "angle=30 scale=1 border=0: rotate (counter-clockwise) and scale about the centre, bilinear; "
      "border 0 black, 1 replicate"},
+    {"equalize_hist", {{NULL}}, "(no parameters; gray in: put grayscale before it)"},
 };
 
 const char *const stage_pipeline_names[] = {
-    "levels", "grayscale", "gaussian_blur", "resize",     "sobel",  "unsharp_mask",
-    "flip",   "rotate",    "threshold",     "morphology", "median", "warp_affine",
-    NULL};
+    "levels", "grayscale", "gaussian_blur", "resize", "sobel",       "unsharp_mask",  "flip",
+    "rotate", "threshold", "morphology",    "median", "warp_affine", "equalize_hist", NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -156,11 +157,11 @@ int stage_parse(stage *s, const char *text, char *err, size_t err_size) {
 }
 
 int stage_channels(const stage *s, int channels, char *err, size_t err_size) {
-    if (s->pipeline == SOBEL && channels != 1) {
+    if ((s->pipeline == SOBEL || s->pipeline == EQUALIZE) && channels != 1) {
         snprintf(err, err_size,
-                 "sobel needs a gray image (1 channel), not %d channels: put grayscale before it, "
-                 "as in: lumen chain grayscale,sobel IN OUT",
-                 channels);
+                 "%s needs a gray image (1 channel), not %d channels: put grayscale before it, "
+                 "as in: lumen chain grayscale,%s IN OUT",
+                 stage_name(s), channels, stage_name(s));
         return -1;
     }
     if (s->pipeline == GRAYSCALE && channels != 3 && channels != 4) {
@@ -173,7 +174,9 @@ int stage_channels(const stage *s, int channels, char *err, size_t err_size) {
     return s->pipeline == GRAYSCALE || s->pipeline == SOBEL ? 1 : channels;
 }
 
-int stage_takes_16bit(const stage *s) { return s->pipeline != GRAYSCALE && s->pipeline != SOBEL; }
+int stage_takes_16bit(const stage *s) {
+    return s->pipeline != GRAYSCALE && s->pipeline != SOBEL && s->pipeline != EQUALIZE;
+}
 
 lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lumen_image **out,
                        char *err, size_t err_size) {
@@ -240,6 +243,9 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
                 st = lumen_warp_affine(ctx, src, dst, m, 0, (lumen_border)(int)v[2], NULL);
                 break;
             }
+            case EQUALIZE:
+                st = lumen_equalize_hist(ctx, src, dst);
+                break;
         }
     if (st) {
         snprintf(err, err_size, "%s", lumen_last_error());

@@ -422,6 +422,42 @@ void ref_warp_affine(ref_wide s, ref_wide d, const double m[6], int inverse, int
         }
 }
 
+void ref_histogram(ref_wide s, uint32_t *counts) {
+    memset(counts, 0, (size_t)s.c * 256 * sizeof *counts);
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++) counts[ch * 256 + (int)any_get(s, x, y, ch)]++;
+}
+
+void ref_lut(ref_wide s, ref_wide d, const uint8_t *table, int per_channel) {
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++)
+                any_set(d, x, y, ch,
+                        table[(per_channel ? ch * 256 : 0) + (int)any_get(s, x, y, ch)]);
+}
+
+void ref_equalize_hist(ref_wide s, ref_wide d) {
+    uint32_t h[256];
+    ref_histogram(s, h);
+    uint8_t lut[256] = {0};
+    int i = 0;
+    while (!h[i]) i++;
+    uint32_t n = (uint32_t)s.w * (uint32_t)s.h;
+    float scale = 255.0f / (float)(n - h[i]);
+    uint32_t sum = 0;
+    for (int v = 0; v < 256; v++) {
+        if (h[i] == n) {
+            lut[v] = (uint8_t)i;
+        } else if (v > i) {
+            sum += h[v];
+            long r = lrintf((float)sum * scale);
+            lut[v] = (uint8_t)(r > 255 ? 255 : r);
+        }
+    }
+    ref_lut(s, d, lut, 0);
+}
+
 void ref_threshold(ref_wide s, ref_wide d, float thresh, float maxval, int type) {
     double t = thresh, m = maxval;
     if (s.elem != 4) t = floor(t), m = floor(m + 0.5); /* any_set saturates m and the result */

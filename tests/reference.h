@@ -38,6 +38,11 @@ void ref_threshold(ref_wide src, ref_wide dst, float thresh, float maxval, int t
  * border replicate or constant value[ch] (already rounded for 8- and 16-bit). Float: in double. */
 void ref_warp_affine(ref_wide src, ref_wide dst, const double m[6], int inverse, int replicate,
                      const double value[4]);
+/* 8-bit images in a ref_wide: lumen_histogram (counts[ch * 256 + v]), lumen_lut (table per
+ * channel, or one for all) and lumen_equalize_hist (gray), from lumen.h's definitions. */
+void ref_histogram(ref_wide src, uint32_t *counts);
+void ref_lut(ref_wide src, ref_wide dst, const uint8_t *table, int per_channel);
+void ref_equalize_hist(ref_wide src, ref_wide dst);
 /* lumen_morphology (op: lumen_morph_op's values) with a kw x kh rectangle, from its definition:
  * each window's min or max (clamped to the image), then the compositions. */
 void ref_morphology(ref_wide src, ref_wide dst, int op, int kw, int kh);

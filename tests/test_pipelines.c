@@ -1137,6 +1137,104 @@ static void check_warp(void) {
     lumen_image_destroy(s), lumen_image_destroy(d), lumen_image_destroy(d16);
 }
 
+/* lumen_histogram, lumen_lut and lumen_equalize_hist against the references: 8-bit formats,
+ * sizes with one and several strips of rows, narrow and constant images, views, in place, bad
+ * input. */
+static void check_histogram(void) {
+    static const lumen_format formats[] = {LUMEN_FORMAT_GRAY8, LUMEN_FORMAT_RGB8,
+                                           LUMEN_FORMAT_BGRA8, LUMEN_FORMAT_RGB8_PLANAR};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}, {300, 200}};
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
+        lumen_format f = formats[fi];
+        const char *fn = lumen_format_name(f);
+        int nc = lumen_format_channels(f);
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            int w = sizes[si][0], h = sizes[si][1];
+            for (int kind = 0; kind < 3; kind++) { /* uniform, narrow (90..119), constant */
+                t_any src = any_new(w, h, f, (int)si);
+                for (int p = 0; p < src.parts; p++)
+                    for (int y = 0; kind && y < h; y++)
+                        for (int i = 0; i < w * src.part[p].c; i++)
+                            ((uint8_t *)src.part[p].data)[y * src.part[p].stride + i] =
+                                (uint8_t)(kind == 1 ? 90 + t_rand() % 30 : 77);
+                uint32_t got[4 * 256], want[4 * 256];
+                memset(got, 0xAB, sizeof got);
+                CHECK_OK(lumen_histogram(ctx, src.img, got));
+                for (int p = 0; p < src.parts; p++)
+                    ref_histogram(src.part[p], want + 256 * p * src.part[0].c);
+                CHECK(!memcmp(got, want, (size_t)nc * 256 * sizeof *got),
+                      "histogram of %s %dx%d (kind %d) differs", fn, w, h, kind);
+                uint8_t table[4 * 256];
+                for (int i = 0; i < 4 * 256; i++) table[i] = (uint8_t)t_rand();
+                for (int tc = 1; tc <= nc; tc += nc > 1 ? nc - 1 : 1) {
+                    t_any dst = any_new(w, h, f, 1), ref = any_new(w, h, f, 0);
+                    CHECK_OK(lumen_lut(ctx, src.img, dst.img, table, tc));
+                    for (int p = 0; p < src.parts; p++)
+                        ref_lut(src.part[p], ref.part[p], table + (tc > 1 ? 256 * p : 0),
+                                tc > 1 && src.parts == 1);
+                    CHECK(any_same(&dst, &ref), "lut (%d tables) on %s %dx%d differs", tc, fn, w,
+                          h);
+                    any_free(&dst), any_free(&ref);
+                }
+                if (f == LUMEN_FORMAT_GRAY8) {
+                    t_any dst = any_new(w, h, f, 2), ref = any_new(w, h, f, 0);
+                    CHECK_OK(lumen_equalize_hist(ctx, src.img, dst.img));
+                    ref_equalize_hist(src.part[0], ref.part[0]);
+                    CHECK(any_same(&dst, &ref), "equalize_hist of %dx%d (kind %d) differs", w, h,
+                          kind);
+                    /* in place; and independent of the reference: a non-constant image's
+                     * largest value becomes 255 */
+                    CHECK_OK(lumen_equalize_hist(ctx, src.img, src.img));
+                    CHECK(any_same(&src, &ref), "equalize_hist in place differs");
+                    int top = 0;
+                    for (int y = 0; y < h; y++)
+                        for (int x = 0; x < w; x++) {
+                            int v = ((uint8_t *)ref.part[0].data)[y * ref.part[0].stride + x];
+                            top = v > top ? v : top;
+                        }
+                    CHECK(kind == 2 || w * h == 1 || top == 255, "equalize_hist: top %d", top);
+                    any_free(&dst), any_free(&ref);
+                }
+                any_free(&src);
+            }
+        }
+    }
+    /* a view counts its own pixels */
+    t_any a = any_new(40, 30, LUMEN_FORMAT_RGB8, 3);
+    lumen_image *va = NULL;
+    CHECK_OK(lumen_image_view(a.img, 7, 5, 12, 20, 0, &va));
+    ref_wide part = a.part[0];
+    part.data = a.mem + 5 * part.stride + 7 * 3, part.w = 12, part.h = 20;
+    uint32_t got[3 * 256], want[3 * 256];
+    CHECK_OK(lumen_histogram(ctx, va, got));
+    ref_histogram(part, want);
+    CHECK(!memcmp(got, want, sizeof got), "histogram of a view");
+    lumen_image_destroy(va);
+    any_free(&a);
+    /* bad input */
+    lumen_image *s = NULL, *d = NULL, *s16 = NULL, *rgb = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 1, &s));
+    CHECK_OK(lumen_image_create(6, 4, 1, &d));
+    CHECK_OK(lumen_image_create(6, 4, 3, &rgb));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_GRAY16, &s16));
+    uint8_t table[256] = {0};
+    CHECK(lumen_histogram(ctx, s, NULL) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_histogram(ctx, s16, got) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_histogram(ctx, NULL, got) == LUMEN_ERROR_INVALID_ARGUMENT,
+          "histogram arguments: %s", lumen_last_error());
+    CHECK(lumen_lut(ctx, s, d, NULL, 1) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_lut(ctx, rgb, rgb, table, 2) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_lut(ctx, s16, s16, table, 1) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_lut(ctx, s, rgb, table, 1) == LUMEN_ERROR_SIZE_MISMATCH,
+          "lut arguments: %s", lumen_last_error());
+    CHECK(lumen_equalize_hist(ctx, rgb, rgb) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_equalize_hist(ctx, s16, s16) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_equalize_hist(ctx, s, rgb) == LUMEN_ERROR_SIZE_MISMATCH,
+          "equalize_hist arguments: %s", lumen_last_error());
+    lumen_image_destroy(s), lumen_image_destroy(d), lumen_image_destroy(s16),
+        lumen_image_destroy(rgb);
+}
+
 /* lumen_morphology and lumen_median: every op against the reference on every element type and
  * layout, kernels from 1x1 to 15x9 (even sizes too) and 255 wide, medians 3x3 and 5x5, views
  * reading around themselves, bad input. */
@@ -1329,6 +1427,7 @@ int main(int argc, char **argv) {
     check_tensor();
     check_morphology();
     check_warp();
+    check_histogram();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

@@ -95,8 +95,8 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median and "
-                           "lumen_warp_affine",
+                           "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
+                           "lumen_warp_affine, lumen_lut and lumen_histogram",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -773,6 +773,112 @@ lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst
     rows_t r;
     LUMEN__EACH_PLANE(rc, rows_done(&r, f[b](&call, a.src, ksize, rows_of(a.dst, &r))));
     return finish(&call, &a, rc);
+}
+
+/* ---- Histograms and tables -------------------------------------------------------------- */
+
+/* After a GPU call, inside the call lock: a parameter buffer's device memory freed, an output's
+ * (histogram counts) copied back first. Returns rc, or the first failure's Halide code. */
+static int param_done(lumen__call *call, buf_t *b, int rc, int output) {
+    if (!b->device) return rc;
+    if (!rc && output) rc = halide_copy_to_host(call, b);
+    int fr = halide_device_free(call, b);
+    return rc ? rc : fr;
+}
+
+/* lumen_histogram after its checks (also lumen_equalize_hist's first step). */
+static lumen_status histogram_run(lumen__call *call, lumen_image *src, uint32_t *counts) {
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(histogram);
+    lumen_backend b;
+    args_t a;
+    lumen_status st = prepare(call, src, NULL, 0, &a, &b);
+    if (st) return st;
+    int c = lumen_image_channels(src), rc = 0;
+    for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
+        halide_dimension_t cd[2] = {{0, 256, 1, 0}, {0, a.planes ? 1 : c, 256, 0}};
+        buf_t cb;
+        lumen__buffer_init(&cb, counts + 256 * k, 32, 2, cd, 0);
+        if (!(rc = plane_select(call, &a, k)))
+            rc = param_done(call, &cb, fns[b](call, a.src, &cb), 1);
+        plane_done(call, &a, rc);
+    }
+    return finish(call, &a, rc);
+}
+
+/* lumen_lut after its checks: table has 256 entries per channel (tc = src's channels) or for all
+ * (tc = 1). */
+static lumen_status lut_run(lumen__call *call, lumen_image *src, lumen_image *dst,
+                            const uint8_t *table, int tc) {
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(lut);
+    uint8_t tab[4 * 256];
+    int c = lumen_image_channels(src), rc = 0;
+    for (int k = 0; k < c; k++) memcpy(tab + 256 * k, table + (tc == 1 ? 0 : 256 * k), 256);
+    lumen_backend b;
+    args_t a;
+    lumen_status st = prepare(call, src, dst, 0, &a, &b);
+    if (st) return st;
+    for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
+        halide_dimension_t td[2] = {{0, 256, 1, 0}, {0, a.planes ? 1 : c, 256, 0}};
+        buf_t tb;
+        lumen__buffer_init(&tb, tab + 256 * k, 8, 2, td, halide_buffer_flag_host_dirty);
+        if (!(rc = plane_select(call, &a, k)))
+            rc = param_done(call, &tb, fns[b](call, a.src, &tb, a.dst), 0);
+        plane_done(call, &a, rc);
+    }
+    return finish(call, &a, rc);
+}
+
+lumen_status lumen_histogram(lumen_context *ctx, lumen_image *src, uint32_t *counts) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_histogram", ctx);
+    lumen_status st = lumen__check_image(&call, src, "src");
+    if (st) return st;
+    if (!counts) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "counts is NULL");
+    if (elem_size(src) != 1) {
+        return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT, "src is %s: 8-bit formats only",
+                           lumen_format_name(src->format));
+    }
+    return histogram_run(&call, src, counts);
+}
+
+lumen_status lumen_lut(lumen_context *ctx, lumen_image *src, lumen_image *dst, const uint8_t *table,
+                       int table_channels) {
+    LUMEN__START("lumen_lut", ((shape){ANY_CHANNELS, 0, 1, 1, 0, 0, 1}));
+    int c = lumen_image_channels(src);
+    if (!table) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "table is NULL");
+    if (table_channels != 1 && table_channels != c) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "table_channels %d: 1 or src's channel count %d", table_channels, c);
+    }
+    (void)b;
+    return lut_run(&call, src, dst, table, table_channels);
+}
+
+lumen_status lumen_equalize_hist(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
+    LUMEN__START("lumen_equalize_hist", ((shape){1 << 1, 0, 1, 1, 0, 0, 0}));
+    uint32_t h[256];
+    (void)b;
+    if ((st = histogram_run(&call, src, h))) return st;
+    /* cv::equalizeHist's table: the cumulative counts after the first value present, scaled */
+    uint8_t lut[256];
+    int i = 0;
+    uint32_t n = (uint32_t)lumen_image_width(src) * (uint32_t)lumen_image_height(src);
+    while (!h[i]) i++;
+    if (h[i] == n) {
+        memset(lut, i, sizeof lut);
+    } else {
+        float scale = 255.0f / (float)(n - h[i]);
+        uint32_t sum = 0;
+        memset(lut, 0, sizeof lut);
+        for (int v = i + 1; v < 256; v++) {
+            sum += h[v];
+            float r = nearbyintf((float)sum * scale);
+            lut[v] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+        }
+    }
+    return lut_run(&call, src, dst, lut, 1);
 }
 
 /* ---- ML preprocessing --------------------------------------------------------------------- */

@@ -143,6 +143,14 @@ static void check_run(void) {
     lumen_image_destroy(got), lumen_image_destroy(want), lumen_image_destroy(sq);
     CHECK(lumen("run warp_affine rgb.png o.png -p border=2") != 0 && strstr(err_text, "replicate"),
           "warp_affine border 2: %s", err_text);
+    want = new_like(gray, 0, 0, 0);
+    lumen_equalize_hist(NULL, gray, want);
+    CHECK(lumen("run equalize_hist gray.png o.png") == 0, "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "equalize_hist differs from the library");
+    lumen_image_destroy(got), lumen_image_destroy(want);
+    CHECK(lumen("run equalize_hist rgb.png o.png") != 0 && strstr(err_text, "grayscale,equalize"),
+          "equalize_hist on RGB: %s", err_text);
 
     /* Converted kinds: 16-bit, gray+alpha become 8-bit gray / RGBA. */
     write_png("gray16.png", 9, 7, PNG_FORMAT_LINEAR_Y);

@@ -75,10 +75,11 @@ static size_t differ(lumen_image *a, lumen_image *b) {
 }
 
 /* A case: pipeline k (0 levels, 1 grayscale, 2 gaussian_blur, 3 resize, 4 sobel, 5 unsharp_mask,
- * 6 yuv_to_rgb, 7 rgb_to_yuv, 8 morphology, 9 median, 10 warp_affine) on a w x h image of
+ * 6 yuv_to_rgb, 7 rgb_to_yuv, 8 morphology, 9 median, 10 warp_affine, 11, 12) on a w x h image of
  * format f (6: dst's format), to dw x dh (resize, warp_affine), with parameters a, b (6, 7: b is
  * the layout, a the space; 8: a the op, b the kernel's width and height; 9: a the size; 10: a the
- * angle of a rotation about the centre with scale 0.9, b the border); view: src and dst are views
+ * angle of a rotation about the centre with scale 0.9, b the border; 11 equalize_hist, 12 lut with
+ * a table per channel); view: src and dst are views
  * inside larger images (2: isolated). */
 typedef struct {
     int k;
@@ -89,7 +90,8 @@ typedef struct {
 } tcase;
 static const char *const names[] = {"levels",     "grayscale",    "gaussian_blur", "resize",
                                     "sobel",      "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv",
-                                    "morphology", "median",       "warp_affine"};
+                                    "morphology", "median",       "warp_affine",   "equalize_hist",
+                                    "lut"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
 enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
 enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
@@ -146,6 +148,10 @@ static const tcase cases[] = {
     {10, RGB16, 1920, 1080, 1280, 720, 10, 0, 0},
     {10, G, 1001, 777, 1001, 777, 200, 1, 0},
     {10, RGB, 1600, 900, 1600, 900, 45, 1, 1},
+    {11, G, 1920, 1080, 0, 0, 0, 0, 0},
+    {11, G, 1001, 777, 0, 0, 0, 0, 1},
+    {12, RGB, 1920, 1080, 0, 0, 0, 0, 0},
+    {12, BGRA, 1001, 777, 0, 0, 0, 0, 1},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */
@@ -190,6 +196,13 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
             double cx = t->w / 2.0, cy = t->h / 2.0;
             double m[6] = {al, be, (1 - al) * cx - be * cy, -be, al, be * cx + (1 - al) * cy};
             return lumen_warp_affine(ctx, src, dst, m, 0, (lumen_border)(int)t->b, NULL);
+        }
+        case 11:
+            return lumen_equalize_hist(ctx, src, dst);
+        case 12: {
+            uint8_t table[4 * 256];
+            for (int i = 0; i < 4 * 256; i++) table[i] = (uint8_t)(i * 151 + 7);
+            return lumen_lut(ctx, src, dst, table, lumen_image_channels(src));
         }
         default:
             return lumen_rgb_to_yuv(ctx, src, fr, (lumen_yuv_space)t->a);
@@ -291,6 +304,7 @@ static const tcase timings[] = {
     {8, RGB, 3840, 2160, 0, 0, 2, 5, 0},
     {9, RGB, 3840, 2160, 0, 0, 5, 0, 0},
     {10, RGB, 3840, 2160, 3840, 2160, 30, 0, 0},
+    {11, G, 3840, 2160, 0, 0, 0, 0, 0},
 };
 
 static void chain(lumen_context *ctx, lumen_image *src, lumen_image *t[3], lumen_image *dst) {

@@ -177,10 +177,11 @@ typedef struct lumen_image lumen_image;
  * order, e.g. B for BGR; rows lumen_image_stride bytes apart within a plane, planes
  * lumen_image_plane_stride bytes apart): a CHW tensor's layout. lumen_levels, lumen_gaussian_blur,
  * lumen_resize, lumen_unsharp_mask, lumen_flip, lumen_rotate, lumen_threshold, lumen_morphology,
- * lumen_median and lumen_warp_affine take them (dst in src's format, planar too), with the results
- * of the interleaved format plane by plane (on a GPU as views: device crops, each plane's for
- * OpenCL where the plane stride is a multiple of the device's alignment, else through host memory);
- * the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT for them. */
+ * lumen_median, lumen_warp_affine, lumen_lut and lumen_histogram take them (dst in src's format,
+ * planar too), with the results of the interleaved format plane by plane (on a GPU as views: device
+ * crops, each plane's for OpenCL where the plane stride is a multiple of the device's alignment,
+ * else through host memory); the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT
+ * for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
@@ -454,6 +455,33 @@ typedef enum lumen_threshold_type {
  * NaN or infinite, or a type not listed. */
 LUMEN_API lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                        float thresh, float maxval, lumen_threshold_type type);
+
+/* ---- Histograms and tables, since 1.7 ------------------------------------------------------ */
+
+/** Per-channel histogram of an 8-bit image (cv::calcHist with 256 bins over [0, 256), one
+ * channel at a time): counts[k * 256 + v] = the number of pixels whose channel k is v, for each
+ * channel k of src (0 .. channels - 1, in the image's order; planar images too, per plane).
+ * counts: 256 * channels entries, overwritten (on failure: unspecified). Computed in parallel
+ * strips, then summed; on a GPU with atomic increments, the counts copied back. A view counts its
+ * own pixels. Errors: those of every pipeline for src, INVALID_ARGUMENT for counts NULL,
+ * UNSUPPORTED_FORMAT for 16-bit and float images. */
+LUMEN_API lumen_status lumen_histogram(lumen_context *ctx, lumen_image *src, uint32_t *counts);
+/** Table lookup (cv::LUT): dst element = table[k * 256 + v] for v the src element of channel k,
+ * with table_channels = src's channel count (a table per channel), or table[v] for every channel
+ * with table_channels = 1. 8-bit images (interleaved or planar: per plane); dst: same size and
+ * format; src == dst (in place) allowed. Errors: those of every pipeline, INVALID_ARGUMENT for
+ * table NULL or table_channels other than 1 and src's channel count, UNSUPPORTED_FORMAT for 16-bit
+ * and float images. */
+LUMEN_API lumen_status lumen_lut(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                 const uint8_t *table, int table_channels);
+/** Histogram equalization of a gray 8-bit image (cv::equalizeHist, the same result): with h its
+ * histogram, i the smallest value present and n the pixel count, value v becomes
+ * round(s * (h[i + 1] + ... + h[v])) in float, s = 255 / (n - h[i]) as a float (ties to even;
+ * i itself becomes 0); an image of one value i stays i. The histogram and the lookup run on the
+ * context's backend (on a GPU only the 256 counts come back to the host). src: GRAY8; dst: same
+ * size and format; src == dst allowed. Errors: those of every pipeline (UNSUPPORTED_FORMAT for
+ * another format). */
+LUMEN_API lumen_status lumen_equalize_hist(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
 /* ---- Morphology and median, since 1.6 ----------------------------------------------------- */
 
