@@ -1189,7 +1189,7 @@ static void check_histogram(void) {
                     int top = 0;
                     for (int y = 0; y < h; y++)
                         for (int x = 0; x < w; x++) {
-                            int v = ((uint8_t *)ref.part[0].data)[y * ref.part[0].stride + x];
+                            int v = ((uint8_t *)src.part[0].data)[y * src.part[0].stride + x];
                             top = v > top ? v : top;
                         }
                     CHECK(kind == 2 || w * h == 1 || top == 255, "equalize_hist: top %d", top);
