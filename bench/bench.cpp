@@ -434,6 +434,28 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    // lumen_resize_interp: nearest (OpenCV INTER_NEAREST_EXACT's integers) and area (INTER_AREA).
+    for (Scale sc : {Scale{1, 2}, {1, 3}, {2, 5}, {1, 8}, {3, 2}}) {
+        std::string p = "x" + std::to_string(sc.num) + "/" + std::to_string(sc.den);
+        Case n{"resize_nearest", p, {1, 3, 4}, sc.num, sc.den};
+        n.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_NEAREST); };
+        n.peers = {{"cv::resize INTER_NEAREST_EXACT", kCv, 0, false, true, "", [](const Img &s, Img &d) {
+                        cv::Mat o = d.mat();
+                        cv::resize(s.mat(), o, o.size(), 0, 0, cv::INTER_NEAREST_EXACT);
+                        return true;
+                    }}};
+        v.push_back(n);
+        Case a{"resize_area", p, {1, 3, 4}, sc.num, sc.den};
+        a.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_AREA); };
+        a.peers = {{"cv::resize INTER_AREA", kCv, 1, false, true,
+                    "float weights at non-integer ratios (Lumen Q14/Q15); integer ratios: the same integers",
+                    [](const Img &s, Img &d) {
+                        cv::Mat o = d.mat();
+                        cv::resize(s.mat(), o, o.size(), 0, 0, cv::INTER_AREA);
+                        return true;
+                    }}};
+        v.push_back(a);
+    }
     {
         Case c{"yuv_to_rgb", "NV12 BT.601 limited", {3, 4}};
         c.nv12 = true;

@@ -587,6 +587,7 @@ static const char *const demos[][2] = {
     {"grayscale", "grayscale"},
     {"gaussian_blur", "gaussian_blur:sigma=3"},
     {"resize", "resize:w=320"},
+    {"resize_area", "resize:scale=0.125:interp=3"},
     {"sobel", "grayscale,sobel"},
     {"unsharp_mask", "unsharp_mask:sigma=2:amount=2.5"},
     {"flip", "flip"},

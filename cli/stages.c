@@ -45,8 +45,12 @@ static const struct {
     {"grayscale", {{NULL}}, "(no parameters; RGB or RGBA in, gray out)"},
     {"gaussian_blur", {SIGMA}, "sigma=2 (0.5..16)"},
     {"resize",
-     {SIZE("w"), SIZE("h"), {"scale", 0, 1e-6, 1e4, 0, "a number > 0 (up to 10000)"}},
-     "w=W h=H (1..65535) or scale=S (> 0); one of w, h keeps the aspect"},
+     {SIZE("w"),
+      SIZE("h"),
+      {"scale", 0, 1e-6, 1e4, 0, "a number > 0 (up to 10000)"},
+      {"interp", 1, 0, 3, 1, "0 (nearest), 1 (linear) or 3 (area)"}},
+     "w=W h=H (1..65535) or scale=S (> 0); one of w, h keeps the aspect; interp=1: 0 nearest, "
+     "1 linear, 3 area (OpenCV's numbers)"},
     {"sobel", {{NULL}}, "(no parameters; gray in: put grayscale before it)"},
     {"unsharp_mask",
      {SIGMA, {"amount", 1.5, 0, LUMEN_AMOUNT_MAX, 0, "a number in 0..16"}},
@@ -133,7 +137,9 @@ int stage_check(const stage *s, char *err, size_t err_size) {
         return -1;
     }
     if (s->pipeline != RESIZE) return 0;
-    if (s->given[2] && (s->given[0] || s->given[1]))
+    if (s->values[3] == 2)
+        snprintf(err, err_size, "resize: interp=2: must be 0 (nearest), 1 (linear) or 3 (area)");
+    else if (s->given[2] && (s->given[0] || s->given[1]))
         snprintf(err, err_size, "resize: scale= conflicts with w=/h=: give scale, or w and/or h");
     else if (!s->given[0] && !s->given[1] && !s->given[2])
         snprintf(err, err_size, "resize needs w=W and/or h=H (1..65535), or scale=S (> 0)");
@@ -208,7 +214,7 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
                 st = lumen_gaussian_blur(ctx, src, dst, (float)v[0]);
                 break;
             case RESIZE:
-                st = lumen_resize(ctx, src, dst);
+                st = lumen_resize_interp(ctx, src, dst, (lumen_interp)(int)v[3]);
                 break;
             case SOBEL:
                 st = lumen_sobel(ctx, src, dst);

@@ -4,7 +4,7 @@
 
 #include <lumen/lumen.h>
 
-enum { STAGE_MAX_PARAMS = 3 };
+enum { STAGE_MAX_PARAMS = 4 };
 
 typedef struct {
     int pipeline;                     /* index into the table in stages.c */

@@ -422,6 +422,63 @@ void ref_warp_affine(ref_wide s, ref_wide d, const double m[6], int inverse, int
         }
 }
 
+/* lumen_resize_interp NEAREST's source index (lumen.h), in 64 bits. */
+static int nearest_of(int64_t i, int64_t n, int64_t m) {
+    int64_t step = ((n << 16) + m / 2) / m, v = (step * i + step / 2 - n % 2) >> 16;
+    return (int)(v < 0 ? 0 : v > n - 1 ? n - 1 : v);
+}
+
+void ref_resize_nearest(ref_wide s, ref_wide d) {
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++)
+            for (int ch = 0; ch < s.c; ch++)
+                any_set(d, x, y, ch,
+                        any_get(s, nearest_of(x, s.w, d.w), nearest_of(y, s.h, d.h), ch));
+}
+
+/* Overlap of output i's span [i n, (i + 1) n) with source columns below j (units: 1 / m). */
+static int64_t area_cum(int64_t i, int64_t j, int64_t n, int64_t m) {
+    int64_t v = (j * m < (i + 1) * n ? j * m : (i + 1) * n) - i * n;
+    return v < 0 ? 0 : v > n ? n : v;
+}
+
+/* Q weight of source j for output i: cumulative rounding (lumen.h's W_k - W_{k-1}). */
+static int64_t area_w(int64_t i, int64_t j, int64_t n, int64_t m, int q) {
+    return (area_cum(i, j + 1, n, m) * (1 << q) + n / 2) / n -
+           (area_cum(i, j, n, m) * (1 << q) + n / 2) / n;
+}
+
+void ref_resize_area(ref_wide s, ref_wide d) {
+    int kx = s.w / d.w, ky = s.h / d.h;
+    int exact = s.w % d.w == 0 && s.h % d.h == 0 && (int64_t)kx * ky <= 65536;
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++)
+            for (int ch = 0; ch < s.c; ch++) {
+                int64_t r;
+                if (exact) {
+                    int64_t sum = 0;
+                    for (int j = 0; j < ky; j++)
+                        for (int i = 0; i < kx; i++)
+                            sum += (int64_t)any_get(s, x * kx + i, y * ky + j, ch);
+                    r = kx == 2 && ky == 2 ? (sum + 2) >> 2
+                                           : lrintf((float)sum * (1.0f / (float)(kx * ky)));
+                } else { /* every source pixel; those outside the span weigh 0 */
+                    int64_t tot = 0;
+                    for (int i = 0; i < s.w; i++) {
+                        int64_t wx = area_w(x, i, s.w, d.w, 15), v = 0;
+                        if (!wx) continue;
+                        for (int j = 0; j < s.h; j++) {
+                            int64_t wy = area_w(y, j, s.h, d.h, 14);
+                            if (wy) v += wy * (int64_t)any_get(s, i, j, ch);
+                        }
+                        tot += wx * ((v + 32) >> 6);
+                    }
+                    r = (tot + (1 << 22)) >> 23;
+                }
+                any_set(d, x, y, ch, (double)r);
+            }
+}
+
 void ref_histogram(ref_wide s, uint32_t *counts) {
     memset(counts, 0, (size_t)s.c * 256 * sizeof *counts);
     for (int y = 0; y < s.h; y++)

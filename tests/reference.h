@@ -38,6 +38,9 @@ void ref_threshold(ref_wide src, ref_wide dst, float thresh, float maxval, int t
  * border replicate or constant value[ch] (already rounded for 8- and 16-bit). Float: in double. */
 void ref_warp_affine(ref_wide src, ref_wide dst, const double m[6], int inverse, int replicate,
                      const double value[4]);
+/* lumen_resize_interp: NEAREST (any element size) and AREA (8-bit) from lumen.h's formulas. */
+void ref_resize_nearest(ref_wide src, ref_wide dst);
+void ref_resize_area(ref_wide src, ref_wide dst);
 /* 8-bit images in a ref_wide: lumen_histogram (counts[ch * 256 + v]), lumen_lut (table per
  * channel, or one for all) and lumen_equalize_hist (gray), from lumen.h's definitions. */
 void ref_histogram(ref_wide src, uint32_t *counts);

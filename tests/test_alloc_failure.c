@@ -90,8 +90,8 @@ static int find_lumen(struct dl_phdr_info *info, size_t size, void *base) {
 }
 
 static lumen_status round_of_calls(int *bad) {
-    lumen_image *a = NULL, *b = NULL, *g = NULL;
-    lumen_status worst = LUMEN_OK, st[7];
+    lumen_image *a = NULL, *b = NULL, *g = NULL, *c = NULL;
+    lumen_status worst = LUMEN_OK, st[9];
     static const double rot[6] = {0.8, 0.6, -30, -0.6, 0.8, 90}; /* its map and packed source */
     lumen_set_num_threads(2); /* the pool restarts: threads are spawned by the next call */
     st[0] = lumen_image_create(300, 200, 3, &a);
@@ -102,14 +102,16 @@ static lumen_status round_of_calls(int *bad) {
     st[5] = a && b ? lumen_resize(NULL, a, b) : LUMEN_ERROR_OUT_OF_MEMORY;
     st[6] = a && b ? lumen_warp_affine(NULL, a, b, rot, 0, LUMEN_BORDER_CONSTANT, NULL)
                    : LUMEN_ERROR_OUT_OF_MEMORY;
-    for (int i = 0; i < 7; i++) {
+    st[7] = lumen_image_create(110, 70, 3, &c); /* area: the general path's rows and tables */
+    st[8] = a && c ? lumen_resize_interp(NULL, a, c, LUMEN_INTER_AREA) : LUMEN_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < 9; i++) {
         if (st[i] != LUMEN_OK && st[i] != LUMEN_ERROR_OUT_OF_MEMORY) {
             printf("call %d: %s (%s)\n", i, lumen_status_string(st[i]), lumen_last_error());
             (*bad)++;
         }
         if (st[i] != LUMEN_OK) worst = st[i];
     }
-    lumen_image_destroy(a), lumen_image_destroy(b), lumen_image_destroy(g);
+    lumen_image_destroy(a), lumen_image_destroy(b), lumen_image_destroy(g), lumen_image_destroy(c);
     return worst;
 }
 

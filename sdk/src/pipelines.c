@@ -88,7 +88,7 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
                            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
-                           "lumen_warp_affine)",
+                           "lumen_warp_affine, lumen_resize_interp's nearest)",
                            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s.planar) {
@@ -96,7 +96,8 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
                            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
-                           "lumen_warp_affine, lumen_lut and lumen_histogram",
+                           "lumen_warp_affine, lumen_lut, lumen_histogram and "
+                           "lumen_resize_interp",
                            lumen_format_name(src->format));
     }
     int want = s.dst_channels ? s.dst_channels : sc;
@@ -481,6 +482,40 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
                          : (es == 2 ? fns16 : fnsf)[b](&call, a.src, w, h, a.dst);
         }
         plane_done(&call, &a, rc); /* also releases a plane crop made before a failure */
+    }
+    return finish(&call, &a, rc);
+}
+
+lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                 lumen_interp interp) {
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
+    typedef int (*fna_t)(const void *, buf_t *, int32_t, int32_t, float, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(resize_nearest),
+                      fns16[] = LUMEN__TABLE(resize_nearest_u16),
+                      fnsf[] = LUMEN__TABLE(resize_nearest_f32);
+    static const fna_t fnsa[] = LUMEN__TABLE(resize_area);
+    if (interp == LUMEN_INTER_LINEAR) return lumen_resize(ctx, src, dst);
+    LUMEN__START("lumen_resize_interp", ((shape){ANY_CHANNELS, 0, 0, 0, 0, 1, 1}));
+    if (interp != LUMEN_INTER_NEAREST && interp != LUMEN_INTER_AREA) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "interp %d (LUMEN_INTER_NEAREST, LINEAR or AREA taken)", (int)interp);
+    }
+    int es = elem_size(src), rc = 0;
+    if (interp == LUMEN_INTER_AREA && es != 1) {
+        return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "src is %s: LUMEN_INTER_AREA takes 8-bit formats only",
+                           lumen_format_name(src->format));
+    }
+    LUMEN__PREPARE();
+    int32_t iw = lumen_image_width(src), ih = lumen_image_height(src);
+    int32_t w = lumen_image_width(dst), h = lumen_image_height(dst);
+    /* Integer ratios: OpenCV's float scale 1.f / area (unused otherwise). */
+    float inv_area = iw % w == 0 && ih % h == 0 ? 1.0f / (float)((int64_t)(iw / w) * (ih / h)) : 0;
+    const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    if (interp == LUMEN_INTER_AREA) {
+        LUMEN__EACH_PLANE(rc, fnsa[b](&call, a.src, w, h, inv_area, a.dst));
+    } else {
+        LUMEN__EACH_PLANE(rc, f[b](&call, a.src, w, h, a.dst));
     }
     return finish(&call, &a, rc);
 }

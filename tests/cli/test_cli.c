@@ -62,6 +62,18 @@ static void check_run(void) {
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
+    for (int m = 0; m <= 3; m += 3) { /* nearest, area: 67x45 to about 1/3 (15 = 45 / 3 exactly) */
+        char cmd[96];
+        want = new_like(rgb, 22, 15, 0);
+        lumen_resize_interp(NULL, rgb, want, (lumen_interp)m);
+        snprintf(cmd, sizeof cmd, "run resize rgb.png o.png -p w=22 -p h=15 -p interp=%d", m);
+        CHECK(lumen(cmd) == 0, "%s", err_text);
+        got = read_png("o.png");
+        CHECK(t_same_pixels(got, want), "run resize interp=%d differs from the library", m);
+        lumen_image_destroy(got);
+        lumen_image_destroy(want);
+    }
+
     want = new_like(rgba, 0, 0, 0);
     lumen_unsharp_mask(NULL, rgba, want, 1.5f, 2.0f);
     CHECK(lumen("run unsharp_mask rgba.png o.png -p sigma=1.5 -p amount=2 --repeat 3") == 0, "%s",
@@ -172,9 +184,10 @@ static void check_info_demo(void) {
               strstr(out_text, lumen_cpu_variant()),
           "info output: %s", out_text);
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
-    const char *files[] = {
-        "sample", "levels", "grayscale", "gaussian_blur", "resize", "sobel",       "unsharp_mask",
-        "flip",   "rotate", "threshold", "morphology",    "median", "warp_affine", "chain"};
+    const char *files[] = {"sample",      "levels",    "grayscale",    "gaussian_blur",
+                           "resize",      "sobel",     "unsharp_mask", "flip",
+                           "rotate",      "threshold", "morphology",   "median",
+                           "warp_affine", "chain",     "resize_area",  "equalize_hist"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

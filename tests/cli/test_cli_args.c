@@ -204,6 +204,8 @@ static void check_usage_errors(void) {
         {"run resize rgb.png o.png -p w=10.5", "w=10.5", "integer"},
         {"run resize rgb.png o.png -p h=70000", "h=70000", "1..65535"},
         {"run resize rgb.png o.png -p scale=0", "scale=0", "> 0"},
+        {"run resize rgb.png o.png -p w=9 -p interp=2", "interp=2", "3 (area)"},
+        {"run resize rgb.png o.png -p w=9 -p interp=5", "interp=5", "3 (area)"},
         {"run resize rgb.png o.png --param scale=0.5 --param w=300", "scale", "conflicts"},
         {"chain gaussian_blur:sigma=1:sigma=2 rgb.png o.png", "sigma", "twice"},
         {"chain resize:scale=2:h=3 rgb.png o.png", "scale", "conflicts"},

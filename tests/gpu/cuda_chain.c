@@ -79,7 +79,7 @@ static size_t differ(lumen_image *a, lumen_image *b) {
  * format f (6: dst's format), to dw x dh (resize, warp_affine), with parameters a, b (6, 7: b is
  * the layout, a the space; 8: a the op, b the kernel's width and height; 9: a the size; 10: a the
  * angle of a rotation about the centre with scale 0.9, b the border; 11 equalize_hist, 12 lut with
- * a table per channel); view: src and dst are views
+ * a table per channel; 13 resize_interp nearest, 14 area, to dw x dh); view: src and dst are views
  * inside larger images (2: isolated). */
 typedef struct {
     int k;
@@ -88,10 +88,10 @@ typedef struct {
     float a, b;
     int view;
 } tcase;
-static const char *const names[] = {"levels",     "grayscale",    "gaussian_blur", "resize",
-                                    "sobel",      "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv",
-                                    "morphology", "median",       "warp_affine",   "equalize_hist",
-                                    "lut"};
+static const char *const names[] = {
+    "levels",       "grayscale",     "gaussian_blur", "resize",         "sobel",
+    "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv",    "morphology",     "median",
+    "warp_affine",  "equalize_hist", "lut",           "resize_nearest", "resize_area"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
 enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
 enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
@@ -152,6 +152,14 @@ static const tcase cases[] = {
     {11, G, 1001, 777, 0, 0, 0, 0, 1},
     {12, RGB, 1920, 1080, 0, 0, 0, 0, 0},
     {12, BGRA, 1001, 777, 0, 0, 0, 0, 1},
+    {13, RGB, 1920, 1080, 1280, 720, 0, 0, 0},
+    {13, RGBAF32, 1001, 777, 2000, 1500, 0, 0, 0},
+    {13, RGB16, 1600, 900, 800, 450, 0, 0, 1},
+    {14, RGB, 1920, 1080, 640, 360, 0, 0, 0},
+    {14, G, 1920, 1080, 1280, 720, 0, 0, 0},
+    {14, BGRA, 1001, 777, 123, 97, 0, 0, 0},
+    {14, RGBA, 640, 480, 1000, 700, 0, 0, 0},
+    {14, RGB, 1600, 900, 800, 450, 0, 0, 1},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */
@@ -204,6 +212,10 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
             for (int i = 0; i < 4 * 256; i++) table[i] = (uint8_t)(i * 151 + 7);
             return lumen_lut(ctx, src, dst, table, lumen_image_channels(src));
         }
+        case 13:
+        case 14:
+            return lumen_resize_interp(ctx, src, dst,
+                                       t->k == 13 ? LUMEN_INTER_NEAREST : LUMEN_INTER_AREA);
         default:
             return lumen_rgb_to_yuv(ctx, src, fr, (lumen_yuv_space)t->a);
     }
@@ -260,7 +272,7 @@ static size_t compare(const tcase *t, lumen_context *gpu, lumen_context *cpu, un
 static void describe(const tcase *t, char *s, size_t n) {
     static const char *const layouts[] = {"", "NV12", "NV21", "I420"};
     int o = snprintf(s, n, "%s %s %dx%d", names[t->k], lumen_format_name(t->f), t->w, t->h);
-    if (t->k == 3) o += snprintf(s + o, n - o, " -> %dx%d", t->dw, t->dh);
+    if (t->k == 3 || t->k >= 13) o += snprintf(s + o, n - o, " -> %dx%d", t->dw, t->dh);
     if (t->k == 2 || t->k == 5) o += snprintf(s + o, n - o, ", sigma %g", t->a);
     if (t->k == 6 || t->k == 7)
         o += snprintf(s + o, n - o, ", %s, space %d", layouts[(int)t->b], (int)t->a);

@@ -170,18 +170,19 @@ typedef struct lumen_image lumen_image;
  * its colour, the others treat channels alike and need dst in src's format (SIZE_MISMATCH
  * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize,
  * lumen_unsharp_mask (and since 1.5 lumen_flip, lumen_rotate and lumen_threshold, since 1.6
- * lumen_morphology and lumen_median, since 1.7 lumen_warp_affine) take them (dst of src's format);
+ * lumen_morphology and lumen_median, since 1.7 lumen_warp_affine and lumen_resize_interp's
+ * nearest) take them (dst of src's format);
  * lumen_grayscale, lumen_sobel and the YUV conversions return UNSUPPORTED_FORMAT for them. Planar
  * formats (since 1.5): LUMEN_FORMAT_PLANAR added to a 3- or 4-channel format (RGB8_PLANAR, ...,
  * BGRAF32_PLANAR) stores each channel as a plane of its own (plane k = the k-th channel of the
  * order, e.g. B for BGR; rows lumen_image_stride bytes apart within a plane, planes
  * lumen_image_plane_stride bytes apart): a CHW tensor's layout. lumen_levels, lumen_gaussian_blur,
  * lumen_resize, lumen_unsharp_mask, lumen_flip, lumen_rotate, lumen_threshold, lumen_morphology,
- * lumen_median, lumen_warp_affine, lumen_lut and lumen_histogram take them (dst in src's format,
- * planar too), with the results of the interleaved format plane by plane (on a GPU as views: device
- * crops, each plane's for OpenCL where the plane stride is a multiple of the device's alignment,
- * else through host memory); the other pipelines and the YUV conversions return UNSUPPORTED_FORMAT
- * for them. */
+ * lumen_median, lumen_warp_affine, lumen_lut, lumen_histogram and lumen_resize_interp take them
+ * (dst in src's format, planar too), with the results of the interleaved format plane by plane (on
+ * a GPU as views: device crops, each plane's for OpenCL where the plane stride is a multiple of the
+ * device's alignment, else through host memory); the other pipelines and the YUV conversions return
+ * UNSUPPORTED_FORMAT for them. */
 typedef enum lumen_format {
     LUMEN_FORMAT_GRAY8 = 1,
     LUMEN_FORMAT_RGB8 = 3,
@@ -369,6 +370,31 @@ LUMEN_API lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src,
  * exact (64-bit for 16-bit); float (since 1.4): rows first, v = (wy0 p0 + wy1 p1) / 2048 per
  * column, then (wx0 v0 + wx1 v1) / 2048, in float (within 2^-20 relative of the real value). */
 LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst);
+
+/** Resize methods of lumen_resize_interp (OpenCV's numbers; 2 and 4, cubic and Lanczos, are not
+ * taken yet). */
+typedef enum lumen_interp {
+    LUMEN_INTER_NEAREST = 0, /**< nearest pixel centre, as OpenCV INTER_NEAREST_EXACT */
+    LUMEN_INTER_LINEAR = 1,  /**< lumen_resize */
+    LUMEN_INTER_AREA = 3     /**< area average (anti-aliased downscale), OpenCV INTER_AREA */
+} lumen_interp;
+
+/** Resize to dst's size (any, up or down) by `interp` (since 1.7). src: 1, 3 or 4 channels;
+ * dst: same format. Along an axis of `in` -> `out` pixels:
+ * - NEAREST (any format, pixels moved as they are; cv::resize INTER_NEAREST_EXACT's result):
+ *   step = ((in << 16) + out / 2) / out, output i reads source min((step i + step / 2 - in % 2)
+ *   >> 16, in - 1) (64-bit, 0 if negative).
+ * - LINEAR: lumen_resize.
+ * - AREA (8-bit): output i covers source [i in / out, (i + 1) in / out), each source pixel
+ *   weighted by its overlap (upscales: 1 or 2 taps). Integer ratios (in = K out both ways,
+ *   Kx Ky <= 65536): the block's sum s, (s + 2) >> 2 for 2x2, else round(float(s) *
+ *   (1.0f / (Kx Ky))) ties to even: cv::resize INTER_AREA's integers. Other ratios: overlaps
+ *   c_k of taps 0..k to Q weights by cumulative rounding, W_k = (c_k 2^Q + in / 2) / in (c in
+ *   units of 1 / out source pixel), w_k = W_k - W_{k-1}; rows Q14 then v = (sum wy p + 32) >> 6,
+ *   columns Q15, out = (sum wx v + 2^22) >> 23: within 1 of the real average (OpenCV's float
+ *   weights: within 1 of it too), exact on every target. */
+LUMEN_API lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                           lumen_interp interp);
 
 /** Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge:
  * min(255, floor(sqrt(gx^2 + gy^2) + 0.5)). src: 1 channel; dst: same size, 1 channel. */
