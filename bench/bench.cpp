@@ -439,7 +439,9 @@ std::vector<Case> cases() {
         std::string p = "x" + std::to_string(sc.num) + "/" + std::to_string(sc.den);
         Case n{"resize_nearest", p, {1, 3, 4}, sc.num, sc.den};
         n.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_NEAREST); };
-        n.peers = {{"cv::resize INTER_NEAREST_EXACT", kCv, 0, false, true, "", [](const Img &s, Img &d) {
+        n.peers = {{"cv::resize INTER_NEAREST_EXACT", kCv, 0, false, true,
+                    "4.6 offsets by step/2 - 1 (Lumen and OpenCV 5: step/2 - in%2): equal where that never crosses a pixel",
+                    [](const Img &s, Img &d) {
                         cv::Mat o = d.mat();
                         cv::resize(s.mat(), o, o.size(), 0, 0, cv::INTER_NEAREST_EXACT);
                         return true;

@@ -46,6 +46,7 @@ class Frame(ctypes.Structure):  # lumen_yuv_frame
 
 
 L.lumen_yuv_to_rgb.argtypes = [vp, ctypes.POINTER(Frame), vp, ctypes.c_int]
+L.lumen_resize_interp.argtypes = [vp, vp, vp, ctypes.c_int]
 
 
 def wrap(a):
@@ -65,8 +66,11 @@ def lumen(name, params, src, dst):
         return
     s, d = wrap(src), wrap(dst)
     p = params.split()
-    args = ((GAIN, BIAS) if name == "levels" else (float(p[1]),) if name == "gaussian_blur"
-            else (float(p[1]), AMOUNT) if name == "unsharp_mask" else ())
+    if name in ("resize_nearest", "resize_area"):  # lumen_resize_interp: 0 nearest, 3 area
+        args, name = ((0 if name == "resize_nearest" else 3),), "resize_interp"
+    else:
+        args = ((GAIN, BIAS) if name == "levels" else (float(p[1]),) if name == "gaussian_blur"
+                else (float(p[1]), AMOUNT) if name == "unsharp_mask" else ())
     st = getattr(L, "lumen_" + name)(ctx, s, d, *args)
     L.lumen_image_destroy(s)
     L.lumen_image_destroy(d)
@@ -141,6 +145,13 @@ def ops(name, params, src, dst):
         return [("cv2.resize INTER_LINEAR_EXACT", 1,
                  lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_LINEAR_EXACT)),
                 ("cv2.resize INTER_LINEAR", 1, lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_LINEAR))]
+    if name == "resize_nearest":
+        size = (dst.shape[1], dst.shape[0])
+        return [("cv2.resize INTER_NEAREST_EXACT", 0,
+                 lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_NEAREST_EXACT))]
+    if name == "resize_area":
+        size = (dst.shape[1], dst.shape[0])
+        return [("cv2.resize INTER_AREA", 1, lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_AREA))]
     if name == "yuv_to_rgb":
         code = cv2.COLOR_YUV2RGBA_NV12 if dst.shape[2] == 4 else cv2.COLOR_YUV2RGB_NV12
         return [("cv2.cvtColor YUV2RGB(A)_NV12", 1, lambda: cv2.cvtColor(src, code, dst=dst))]
@@ -192,9 +203,9 @@ for name, params, size, fmt in cases:
     # Not from Python: cv2's RGB2YUV_I420 chroma is not Lumen's (bench.cpp times it, uncounted),
     # a numpy slice reaches OpenCV without its parent, so a "ROI" there clamps at its edges, and
     # the fused yuv_to_rgb (resize) has its C++ two-pass peer only; flip, rotate, threshold,
-    # morphology and median have their C++ cv:: peers only, so far.
+    # morphology, median, warp_affine, lut and equalize_hist have their C++ cv:: peers only, so far.
     if name in ("rgb_to_yuv", "gaussian_blur (view)", "yuv_to_rgb (resize)", "flip", "rotate",
-                "threshold", "morphology", "median"):
+                "threshold", "morphology", "median", "warp_affine", "lut", "equalize_hist"):
         continue
     wd, ht = map(int, size.split("x"))
     c = {"gray": 1, "rgb": 3, "rgba": 4}[fmt]
@@ -202,7 +213,7 @@ for name, params, size, fmt in cases:
     if name == "yuv_to_rgb":  # an NV12 frame with video-range samples, as bench.cpp makes it
         src = (16 + image(wd, ht * 3 // 2, 1).astype(np.uint32) * 219 // 255).astype(np.uint8)
     ow, oh, oc = wd, ht, (1 if name == "grayscale" else c)
-    if name == "resize":
+    if name.startswith("resize"):
         num, den = map(int, params[1:].split("/"))
         ow, oh = wd * num // den, ht * num // den
     shape = (oh, ow) if oc == 1 else (oh, ow, oc)

@@ -506,9 +506,13 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
                            "src is %s: LUMEN_INTER_AREA takes 8-bit formats only",
                            lumen_format_name(src->format));
     }
-    LUMEN__PREPARE();
     int32_t iw = lumen_image_width(src), ih = lumen_image_height(src);
     int32_t w = lumen_image_width(dst), h = lumen_image_height(dst);
+    /* Area 2x2 is (p00 + p01 + p10 + p11 + 2) >> 2: lumen_resize's exact halving, the same
+     * integers on every target, and its CPU path is 10-30x faster than the general one here. */
+    if (interp == LUMEN_INTER_AREA && iw == 2 * w && ih == 2 * h)
+        return lumen_resize(ctx, src, dst);
+    LUMEN__PREPARE();
     /* Integer ratios: OpenCV's float scale 1.f / area (unused otherwise). */
     float inv_area = iw % w == 0 && ih % h == 0 ? 1.0f / (float)((int64_t)(iw / w) * (ih / h)) : 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;

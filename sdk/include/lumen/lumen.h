@@ -374,16 +374,18 @@ LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_
 /** Resize methods of lumen_resize_interp (OpenCV's numbers; 2 and 4, cubic and Lanczos, are not
  * taken yet). */
 typedef enum lumen_interp {
-    LUMEN_INTER_NEAREST = 0, /**< nearest pixel centre, as OpenCV INTER_NEAREST_EXACT */
+    LUMEN_INTER_NEAREST = 0, /**< nearest pixel centre, OpenCV INTER_NEAREST_EXACT's integers */
     LUMEN_INTER_LINEAR = 1,  /**< lumen_resize */
     LUMEN_INTER_AREA = 3     /**< area average (anti-aliased downscale), OpenCV INTER_AREA */
 } lumen_interp;
 
 /** Resize to dst's size (any, up or down) by `interp` (since 1.7). src: 1, 3 or 4 channels;
  * dst: same format. Along an axis of `in` -> `out` pixels:
- * - NEAREST (any format, pixels moved as they are; cv::resize INTER_NEAREST_EXACT's result):
- *   step = ((in << 16) + out / 2) / out, output i reads source min((step i + step / 2 - in % 2)
- *   >> 16, in - 1) (64-bit, 0 if negative).
+ * - NEAREST (any format, pixels moved as they are): the integers of OpenCV's resizeNN_bitexact
+ *   (INTER_NEAREST_EXACT, pixel centres as Pillow): step = ((in << 16) + out / 2) / out, output
+ *   i reads source min((step i + step / 2 - in % 2) >> 16, in - 1) (64-bit, 0 if negative).
+ *   OpenCV 5's downscales equal it; its upscales take another path, and OpenCV 4.6 used
+ *   step / 2 - 1 (bench/results.md).
  * - LINEAR: lumen_resize.
  * - AREA (8-bit): output i covers source [i in / out, (i + 1) in / out), each source pixel
  *   weighted by its overlap (upscales: 1 or 2 taps). Integer ratios (in = K out both ways,
