@@ -454,6 +454,30 @@ lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_ima
     return release_param(&call, &t.buf, finish(&call, &a, rc));
 }
 
+/* src and dst of 8-bit RGBA / BGRA on the CPU, interleaved and 4-byte aligned, as 1-channel
+ * float buffers: each pixel one 32-bit element, for pipelines that move pixels as they are. */
+typedef struct {
+    buf_t buf[2];
+    halide_dimension_t dims[2][3];
+} words;
+
+static int as_words(const args_t *a, lumen_backend b, int es, int c, words *w) {
+    buf_t *ab[2] = {a->src, a->dst};
+    int ok = b == LUMEN_BACKEND_CPU && !a->planes && es * c == 4 && c > 1;
+    for (int i = 0; i < 2; i++)
+        ok = ok && (uintptr_t)ab[i]->host % 4 == 0 && ab[i]->dim[2].stride % 4 == 0;
+    for (int i = 0; ok && i < 2; i++) {
+        w->buf[i] = *ab[i];
+        w->buf[i].type.code = halide_type_float, w->buf[i].type.bits = 32;
+        w->buf[i].dim = w->dims[i];
+        w->dims[i][0] = (halide_dimension_t){0, 1, 1, 0};
+        w->dims[i][1] = (halide_dimension_t){ab[i]->dim[1].min, ab[i]->dim[1].extent, 1, 0};
+        w->dims[i][2] = (halide_dimension_t){ab[i]->dim[2].min, ab[i]->dim[2].extent,
+                                             ab[i]->dim[2].stride / 4, 0};
+    }
+    return ok;
+}
+
 lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, bool, buf_t *);
     typedef int (*fnw_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
@@ -516,8 +540,11 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
     /* Integer ratios: OpenCV's float scale 1.f / area (unused otherwise). */
     float inv_area = iw % w == 0 && ih % h == 0 ? 1.0f / (float)((int64_t)(iw / w) * (ih / h)) : 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    words px;
     if (interp == LUMEN_INTER_AREA) {
         LUMEN__EACH_PLANE(rc, fnsa[b](&call, a.src, w, h, inv_area, a.dst));
+    } else if (as_words(&a, b, es, lumen_image_channels(src), &px)) { /* as lumen_flip */
+        rc = fnsf[b](&call, &px.buf[0], w, h, &px.buf[1]);
     } else {
         LUMEN__EACH_PLANE(rc, f[b](&call, a.src, w, h, a.dst));
     }
@@ -569,22 +596,9 @@ static lumen_status orient(lumen_context *ctx, const char *fn, lumen_image *src,
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
     /* RGBA8 / BGRA8 on the CPU: each pixel one 32-bit element (1 channel of orient_f32: moved as
      * is), so mirrored and transposed reads are dense or 32-bit gathers, not byte shuffles. */
-    buf_t *ab[2] = {a.src, a.dst}, px[2];
-    halide_dimension_t dims[2][3];
-    int whole = b == LUMEN_BACKEND_CPU && !a.planes && es * c == 4 && c > 1;
-    for (int i = 0; i < 2; i++)
-        whole = whole && (uintptr_t)ab[i]->host % 4 == 0 && ab[i]->dim[2].stride % 4 == 0;
-    for (int i = 0; whole && i < 2; i++) {
-        px[i] = *ab[i];
-        px[i].type.code = halide_type_float, px[i].type.bits = 32;
-        px[i].dim = dims[i];
-        dims[i][0] = (halide_dimension_t){0, 1, 1, 0};
-        dims[i][1] = (halide_dimension_t){ab[i]->dim[1].min, ab[i]->dim[1].extent, 1, 0};
-        dims[i][2] = (halide_dimension_t){ab[i]->dim[2].min, ab[i]->dim[2].extent,
-                                          ab[i]->dim[2].stride / 4, 0};
-    }
-    if (whole)
-        rc = fnsf[b](&call, &px[0], mode, &px[1]);
+    words px;
+    if (as_words(&a, b, es, c, &px))
+        rc = fnsf[b](&call, &px.buf[0], mode, &px.buf[1]);
     else
         LUMEN__EACH_PLANE(rc, f[b](&call, a.src, mode, a.dst));
     return finish(&call, &a, rc);
