@@ -38,8 +38,13 @@ public:
             return cast<int32_t>(input(cc, xx, unsafe_promise_clamped(yy, 0, in_h - 1)));
         };
         auto finish = [&](Expr s) {
-            Expr e = select(kx == 2 && ky == 2, (s + 2) >> 2,
-                            cast<int32_t>(round(cast<float>(s) * inv_area)));
+            // Ties to even by hand (Halide 14's OpenCL round() takes ties away from zero), p
+            // compared with floor(p) + 0.5, exact in float (p < 2^24; no subtraction that a
+            // compiler could fuse with the product).
+            Expr p = cast<float>(s) * inv_area, f = floor(p), half = f + 0.5f;
+            Expr n = cast<int32_t>(f);
+            Expr even = n + select(p > half || (p == half && (n & 1) == 1), 1, 0);
+            Expr e = select(kx == 2 && ky == 2, (s + 2) >> 2, even);
             return cast<uint8_t>(select(exact, e, (s + (1 << 22)) >> 23));
         };
         bool gpu = get_target().has_gpu_feature();

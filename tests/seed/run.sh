@@ -107,6 +107,18 @@ for plat in $platforms; do
         *) echo "seed: unknown platform $plat" >&2; exit 2 ;;
     esac
     start=$(date +%s)
+    if [ "$plat" = windows ]; then
+        # The wine prefix, made once before the rows run in it (not by the first row: once, on a
+        # fresh, busy machine, every row exited 53, Windows' "path not found", as if the prefix
+        # had no drives). Drive Z: is checked, and the prefix made again if it is missing.
+        export WINEPREFIX="${WINEPREFIX:-$work/wineprefix}"
+        for try in 1 2; do
+            sh "$repo/cmake/toolchains/wine.sh" wineboot --init >"$work/wineboot.log" 2>&1 || true
+            [ -e "$WINEPREFIX/dosdevices/z:" ] && break
+            echo "seed: wine prefix $WINEPREFIX has no drive Z: (try $try), see $work/wineboot.log" >&2
+            rm -rf "$WINEPREFIX"
+        done
+    fi
     for c in $rows; do
         d=$work/$plat-$c
         detail=""
@@ -127,7 +139,7 @@ for plat in $platforms; do
             if [ "$plat" = linux ]; then
                 "$d/seed_test" >"$d.run.log" 2>&1
             else
-                WINEPREFIX=${WINEPREFIX:-$work/wineprefix} LUMEN_WINE_DLL_DIRS=$d \
+                LUMEN_WINE_DLL_DIRS=$d \
                     sh "$repo/cmake/toolchains/wine.sh" "$d/seed_test.exe" >"$d.run.log" 2>&1
             fi
             rc=$?
