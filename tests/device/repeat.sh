@@ -14,7 +14,8 @@ for i in $(seq "$runs"); do
     [ $cold -eq 0 ] || rm -rf "$dir/cache"
     POCL_CACHE_DIR="$dir/cache" "$@" "$i" >"$dir/out" 2>&1
     rc=$?
-    [ $rc -eq 0 ] || { bad=$((bad + 1)); echo "run $i: exit $rc: $(tail -2 "$dir/out" | tr '\n' ' ')"; }
+    # A failing run's last 40 lines (a sanitizer's report, not just its final ABORTING line).
+    [ $rc -eq 0 ] || { bad=$((bad + 1)); echo "run $i: exit $rc:"; tail -40 "$dir/out"; }
 done
 echo "$((runs - bad)) passed, $bad failed"
 [ $bad -eq 0 ]
