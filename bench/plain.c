@@ -36,21 +36,23 @@ void pc_grayscale(pc_img s, pc_img d) {
 }
 
 void pc_nv12_to_rgb(pc_img s, pc_img d) {
-    /* lumen.h's coefficients for BT.601 limited range, rounded to Q16 */
-    const int32_t cy = 76309, crv = 104597, cgu = 25675, cgv = 53279, cbu = 132201;
+    /* lumen.h's coefficients for BT.601 limited range (cy Q14, the others Q13) and m() */
+    const int32_t cy = 19077, crv = 13075, cgu = 3209, cgv = 6660, cbu = 16525;
+#define M(a, k, s) (((a) * (k) + (1 << (14 - (s)))) >> (15 - (s)))
 #pragma omp parallel for schedule(static)
     for (int y = 0; y < d.h; y++) {
         const uint8_t *yr = ROW(s, y), *uv = ROW(s, d.h + y / 2);
         uint8_t *out = ROW(d, y);
         for (int x = 0; x < d.w; x++) {
-            int32_t yq = cy * (yr[x] - 16), u = uv[x & ~1] - 128, v = uv[x | 1] - 128;
+            int32_t yt = M(yr[x] - 16, cy, 7) + 32, u = uv[x & ~1] - 128, v = uv[x | 1] - 128;
             uint8_t *o = out + (size_t)d.c * x;
-            o[0] = (uint8_t)clampi((yq + crv * v + 32768) >> 16, 0, 255);
-            o[1] = (uint8_t)clampi((yq - cgu * u - cgv * v + 32768) >> 16, 0, 255);
-            o[2] = (uint8_t)clampi((yq + cbu * u + 32768) >> 16, 0, 255);
+            o[0] = (uint8_t)clampi((yt + M(v, crv, 8)) >> 6, 0, 255);
+            o[1] = (uint8_t)clampi((yt - M(u, cgu, 8) - M(v, cgv, 8)) >> 6, 0, 255);
+            o[2] = (uint8_t)clampi((yt + M(u, cbu, 8)) >> 6, 0, 255);
             if (d.c == 4) o[3] = 255;
         }
     }
+#undef M
 }
 
 static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
@@ -69,15 +71,19 @@ void pc_rgb_to_i420(pc_img s, pc_img d) {
         uint8_t *y0 = d.p + (size_t)s.w * 2 * y, *y1 = y0 + s.w;
         for (int x = 0; x < s.w; x++) {
             const uint8_t *a = r0 + (size_t)s.c * x, *b = r1 + (size_t)s.c * x;
-            y0[x] = (uint8_t)clampi((yr * a[0] + yg * a[1] + yb * a[2] + (16 << 16) + 32768) >> 16, 0, 255);
-            y1[x] = (uint8_t)clampi((yr * b[0] + yg * b[1] + yb * b[2] + (16 << 16) + 32768) >> 16, 0, 255);
+            y0[x] = (uint8_t)clampi((yr * a[0] + yg * a[1] + yb * a[2] + (16 << 16) + 32768) >> 16,
+                                    0, 255);
+            y1[x] = (uint8_t)clampi((yr * b[0] + yg * b[1] + yb * b[2] + (16 << 16) + 32768) >> 16,
+                                    0, 255);
         }
         for (int x = 0; x < cw; x++) {
             const uint8_t *a = r0 + (size_t)s.c * 2 * x, *b = r1 + (size_t)s.c * 2 * x;
             int32_t sr = a[0] + a[s.c] + b[0] + b[s.c], sg = a[1] + a[s.c + 1] + b[1] + b[s.c + 1];
             int32_t sb = a[2] + a[s.c + 2] + b[2] + b[s.c + 2];
-            up[(size_t)y * cw + x] = (uint8_t)clampi((ur * sr + ug * sg + ub * sb + (1 << 25) + (1 << 17)) >> 18, 0, 255);
-            vp[(size_t)y * cw + x] = (uint8_t)clampi((vr * sr + vg * sg + vb * sb + (1 << 25) + (1 << 17)) >> 18, 0, 255);
+            up[(size_t)y * cw + x] = (uint8_t)clampi(
+                (ur * sr + ug * sg + ub * sb + (1 << 25) + (1 << 17)) >> 18, 0, 255);
+            vp[(size_t)y * cw + x] = (uint8_t)clampi(
+                (vr * sr + vg * sg + vb * sb + (1 << 25) + (1 << 17)) >> 18, 0, 255);
         }
     }
 }
@@ -105,7 +111,8 @@ static void blur(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t amount
         uint8_t *pad = malloc((size_t)(s.w + 2 * r) * s.c);
         uint32_t *acc = malloc(sizeof *acc * (size_t)n);
 #pragma omp for schedule(static)
-        for (int y = 0; y < s.h; y++) hpass(ROW(s, y), s.w, s.c, taps, r, pad, acc, h + (size_t)y * n);
+        for (int y = 0; y < s.h; y++)
+            hpass(ROW(s, y), s.w, s.c, taps, r, pad, acc, h + (size_t)y * n);
 #pragma omp for schedule(static)
         for (int y = 0; y < s.h; y++) {
             memset(acc, 0, sizeof *acc * (size_t)n);
@@ -118,7 +125,8 @@ static void blur(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t amount
             for (int i = 0; i < n; i++) {
                 int bl = (int)((acc[i] + (1u << 21)) >> 22);
                 out[i] = amount < 0 ? (uint8_t)bl
-                                    : (uint8_t)clampi((bl * 4096 + amount * (in[i] - bl) + 2048) >> 12, 0, 255);
+                                    : (uint8_t)clampi(
+                                          (bl * 4096 + amount * (in[i] - bl) + 2048) >> 12, 0, 255);
             }
         }
         free(pad);
@@ -128,7 +136,9 @@ static void blur(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t amount
 }
 
 void pc_blur(pc_img s, pc_img d, const uint16_t *taps, int r) { blur(s, d, taps, r, -1); }
-void pc_unsharp(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t a) { blur(s, d, taps, r, a); }
+void pc_unsharp(pc_img s, pc_img d, const uint16_t *taps, int r, int32_t a) {
+    blur(s, d, taps, r, a);
+}
 
 static void taps(int i, int n_in, int n_out, int *t0, int *t1, int *w1) {
     int64_t num = (2 * (int64_t)i + 1) * n_in - n_out, den = 2 * (int64_t)n_out;

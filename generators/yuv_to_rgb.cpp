@@ -1,14 +1,40 @@
 // yuv_to_rgb: a 4:2:0 camera frame (Y plane; U and V at half width and height, each sample
 // covering 2x2 pixels) to interleaved RGB / BGR (3 channels) or RGBA / BGRA (4, alpha 255).
-// With the Q16 coefficients of the C wrapper (lumen.h documents them), Yq = cy (Y - y_offset):
-//   R = (Yq + crv (V - 128) + 2^15) >> 16, G = (Yq - cgu (U - 128) - cgv (V - 128) + 2^15) >> 16,
-//   B = (Yq + cbu (U - 128) + 2^15) >> 16, each clamped to 0..255. All sums fit in 32 bits.
+// In 16-bit lanes, with the C wrapper's coefficients (lumen.h documents them: cy in Q14, the
+// others in Q13), u = U - 128, v = V - 128 and m(a, k, s) = ((a << s) k + 2^14) >> 15 (one
+// pmulhrsw; = (a k + 2^(14 - s)) >> (15 - s)): Yt = m(Y - y_offset, cy, 7) + 32, then
+//   R = (Yt + m(v, crv, 8)) >> 6, G = (Yt - m(u, cgu, 8) - m(v, cgv, 8)) >> 6,
+//   B = (Yt + m(u, cbu, 8)) >> 6, each clamped to 0..255. Every term fits in 16 bits; the one
+// sum that may not is saturating, which the clamp makes exact.
 // U and V may be planes of their own (I420) or the two halves of one interleaved plane (NV12,
 // NV21: x stride 2); the CPU schedule is specialized on that stride so loads stay dense.
 #include "common.h"
 
 namespace {
 using namespace Halide;
+
+// m() above.
+Expr mul(Expr a, Expr k, int shift) {
+    return rounding_mul_shift_right(cast<int16_t>(a) << shift, cast<int16_t>(k), 15);
+}
+
+// A chroma sample's terms of channels 0, 1 (G, subtracted) and 2: R and B, or (bgr) B and R.
+template <typename In>
+Tuple chroma_terms(Expr cb, Expr cr, Expr bgr, const In &crv, const In &cgu, const In &cgv,
+                   const In &cbu) {
+    Expr u = cast<int16_t>(cb) - 128, v = cast<int16_t>(cr) - 128;
+    Expr r = mul(v, crv, 8), b = mul(u, cbu, 8);
+    return {select(bgr, b, r), mul(u, cgu, 8) + mul(v, cgv, 8), select(bgr, r, b)};
+}
+
+// Channel k (0, 1, 2) of a pixel: Yt = luma_term(...) and its chroma sample's term k.
+Expr luma_term(Expr luma, Expr y_offset, Expr cy) {
+    return mul(cast<int16_t>(luma) - cast<int16_t>(y_offset), cy, 7) + 32;
+}
+Expr channel(Expr yt, Expr term, int k) {
+    Expr e = k == 1 ? saturating_sub(yt, term) : saturating_add(yt, term);
+    return saturating_cast<uint8_t>(e >> 6);
+}
 
 class YuvToRgb : public Generator<YuvToRgb> {
 public:
@@ -27,14 +53,10 @@ public:
         // address x: dense vector loads, no gathers.
         Func up("up");
         Var j("j");
-        Expr u = cast<int32_t>(cb(x, y)) - 128, v = cast<int32_t>(cr(x, y)) - 128;
-        up(j, x, y) = {crv * v, cgu * u + cgv * v, cbu * u};
-        Expr yq = cy * (cast<int32_t>(luma(x, y)) - y_offset);
-        auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
-        auto term = [&](int k) { return up(x % 2, x / 2, y / 2)[k]; };
-        Expr r = q(yq + term(0)), g = q(yq - term(1)), b = q(yq + term(2));
-        Expr first = select(bgr, b, r), last = select(bgr, r, b);
-        output(c, x, y) = cast<uint8_t>(select(c == 0, first, c == 1, g, c == 2, last, 255));
+        up(j, x, y) = chroma_terms(cb(x, y), cr(x, y), bgr, crv, cgu, cgv, cbu);
+        Expr yt = luma_term(luma(x, y), y_offset, cy);
+        auto ch = [&](int k) { return channel(yt, up(x % 2, x / 2, y / 2)[k], k); };
+        output(c, x, y) = select(c == 0, ch(0), c == 1, ch(1), c == 2, ch(2), cast<uint8_t>(255));
 
         lumen::interleaved(output);
         lumen::planes_420(luma, cb, cr);
@@ -48,7 +70,7 @@ public:
         // Per channel count and chroma stride (1: I420, 2: NV12 / NV21): channels unrolled, x
         // vectorized, strips of rows in parallel, two rows (one chroma row) per iteration.
         Var yo("yo"), yi("yi"), yu("yu");
-        int vec = natural_vector_size<int32_t>() * 2;
+        int vec = natural_vector_size<uint8_t>() * 2;
         for (int k : {3, 4}) {
             for (int stride : {1, 2}) {
                 Stage s = output.specialize(channels == k && cb.dim(0).stride() == stride &&
@@ -102,16 +124,12 @@ public:
         // that computing them per output row computes just those.
         Expr yk = in(select(k == 0, ys(y)[0], ys(y)[1]), h);
         // The chroma terms stored twice, as yuv_to_rgb does (dense loads at address x).
-        Expr u = cast<int32_t>(cb(x, yk / 2)) - 128, vv = cast<int32_t>(cr(x, yk / 2)) - 128;
-        up(j, x, k, y) = {crv * vv, cgu * u + cgv * vv, cbu * u};
-        auto term = [&](int t) { return up(x % 2, x / 2, k, y)[t]; };
-        Expr yq = cy * (cast<int32_t>(luma(x, yk)) - y_offset);
-        auto q = [](Expr e) { return clamp((e + (1 << 15)) >> 16, 0, 255); };
-        Expr r = q(yq + term(0)), g = q(yq - term(1)), b = q(yq + term(2));
-        rgb3(x, k, y) = {r, g, b};  // once per pixel; the channel picked below (c is a loop)
+        up(j, x, k, y) = chroma_terms(cb(x, yk / 2), cr(x, yk / 2), bgr, crv, cgu, cgv, cbu);
+        Expr yt = luma_term(luma(x, yk), y_offset, cy);
+        auto ch = [&](int t) { return cast<int32_t>(channel(yt, up(x % 2, x / 2, k, y)[t], t)); };
+        rgb3(x, k, y) = {ch(0), ch(1), ch(2)};  // once per pixel; c (a loop) picks one below
         Expr p0 = rgb3(x, k, y)[0], p1 = rgb3(x, k, y)[1], p2 = rgb3(x, k, y)[2];
-        rgb(c, x, k, y) =
-            select(c == 0, select(bgr, p2, p0), c == 1, p1, c == 2, select(bgr, p0, p2), 255);
+        rgb(c, x, k, y) = select(c == 0, p0, c == 1, p1, c == 2, p2, 255);
 
         Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
         v(c, x, y) = wy0 * rgb(c, x, 0, y) + wy1 * rgb(c, x, 1, y);

@@ -168,20 +168,26 @@ static void space_of(int space, double *kr, double *kb, int *limited) {
     *limited = space == 1 || space == 3;
 }
 
+/* lumen.h's m(a, k, s) of lumen_yuv_to_rgb: ((a << s) k + 2^14) >> 15. */
+static int32_t yuv_m(int32_t a, int32_t k, int s) { return (a * k + (1 << (14 - s))) >> (15 - s); }
+static int32_t qn(double v, int n) { return (int32_t)floor(v * (1 << n) + 0.5); }
+
 void ref_yuv_to_rgb(const ref_frame *f, ref_image d, int bgr, int space) {
     double kr, kb;
     int lim;
     space_of(space, &kr, &kb, &lim);
     double kg = 1 - kr - kb, sy = lim ? 255.0 / 219 : 1, sc = lim ? 255.0 / 224 : 1;
-    int32_t cy = q16(sy), crv = q16(2 * sc * (1 - kr)), cgu = q16(2 * sc * kb * (1 - kb) / kg);
-    int32_t cgv = q16(2 * sc * kr * (1 - kr) / kg), cbu = q16(2 * sc * (1 - kb)), y0 = lim ? 16 : 0;
+    int32_t cy = qn(sy, 14), crv = qn(2 * sc * (1 - kr), 13),
+            cgu = qn(2 * sc * kb * (1 - kb) / kg, 13);
+    int32_t cgv = qn(2 * sc * kr * (1 - kr) / kg, 13), cbu = qn(2 * sc * (1 - kb), 13),
+            y0 = lim ? 16 : 0;
     for (int y = 0; y < f->h; y++)
         for (int x = 0; x < f->w; x++) {
-            int32_t yq = cy * (f->planes[0][(size_t)y * f->strides[0] + x] - y0);
+            int32_t yt = yuv_m(f->planes[0][(size_t)y * f->strides[0] + x] - y0, cy, 7) + 32;
             int32_t u = *chroma(f, 0, x, y) - 128, v = *chroma(f, 1, x, y) - 128;
-            int rgb[3] = {clamp255((yq + crv * v + 32768) >> 16),
-                          clamp255((yq - cgu * u - cgv * v + 32768) >> 16),
-                          clamp255((yq + cbu * u + 32768) >> 16)};
+            int rgb[3] = {clamp255((yt + yuv_m(v, crv, 8)) >> 6),
+                          clamp255((yt - yuv_m(u, cgu, 8) - yuv_m(v, cgv, 8)) >> 6),
+                          clamp255((yt + yuv_m(u, cbu, 8)) >> 6)};
             for (int c = 0; c < d.c; c++)
                 REF_PX(d, x, y, c) = (uint8_t)(c == 3 ? 255 : rgb[bgr ? 2 - c : c]);
         }

@@ -1109,7 +1109,8 @@ static yuv_space space_of(lumen_yuv_space s) {
     return k;
 }
 
-static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
+static int32_t qn(double v, int n) { return (int32_t)floor(v * (1 << n) + 0.5); }
+static int32_t q16(double v) { return qn(v, 16); }
 
 /* After the call: the planes' device copies freed (an output's copied back first). */
 static lumen_status release_planes(lumen__call *call, temp_t pl[3], lumen_status st) {
@@ -1181,9 +1182,10 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     yuv_space k = space_of(space);
     double kr = k.kr, kb = k.kb, kg = k.kg;
     double sy = k.limited ? 255.0 / 219.0 : 1.0, sc = k.limited ? 255.0 / 224.0 : 1.0;
-    int32_t y0 = k.limited ? 16 : 0, cy = q16(sy), crv = q16(2 * sc * (1 - kr));
-    int32_t cgu = q16(2 * sc * kb * (1 - kb) / kg), cgv = q16(2 * sc * kr * (1 - kr) / kg);
-    int32_t cbu = q16(2 * sc * (1 - kb)), w = lumen_image_width(dst), h = lumen_image_height(dst);
+    int32_t y0 = k.limited ? 16 : 0, cy = qn(sy, 14), crv = qn(2 * sc * (1 - kr), 13);
+    int32_t cgu = qn(2 * sc * kb * (1 - kb) / kg, 13), cgv = qn(2 * sc * kr * (1 - kr) / kg, 13);
+    int32_t cbu = qn(2 * sc * (1 - kb), 13), w = lumen_image_width(dst),
+            h = lumen_image_height(dst);
     int rc = chroma_stage(&call, b, pl, &ch);
     if (!rc && w == src->width && h == src->height)
         rc = fns[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, y0, cy, crv, cgu, cgv, cbu,

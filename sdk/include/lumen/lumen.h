@@ -599,13 +599,14 @@ typedef struct lumen_yuv_frame {
  * lumen_resize of the frame-size conversion, with no full-size RGB image in between (memory: a
  * few rows; not yet faster: 1080p NV12 to half size takes about 1.7x the time of
  * lumen_yuv_to_rgb plus lumen_resize, so use those two where a full-size image is no concern).
- * Each pixel takes the U and V of its 2x2 block (as OpenCV's cvtColor). In Q16 integers, with
- * sy = 255/219, sc = 255/224 and y0 = 16 for limited range (1, 1, 0 for full), Kg = 1 - Kr - Kb,
- * and round(v) = floor(v * 65536 + 0.5): cy = round(sy), crv = round(2 sc (1 - Kr)),
- * cgu = round(2 sc Kb (1 - Kb) / Kg), cgv = round(2 sc Kr (1 - Kr) / Kg),
- * cbu = round(2 sc (1 - Kb)); with Yq = cy (Y - y0), u = U - 128, v = V - 128 and
- * q(e) = clamp((e + 32768) >> 16, 0, 255): R = q(Yq + crv v), G = q(Yq - cgu u - cgv v),
- * B = q(Yq + cbu u). Within 1 of the real-valued conversion. Errors, in this order:
+ * Each pixel takes the U and V of its 2x2 block (as OpenCV's cvtColor). In integers (since 1.8;
+ * 16-bit lanes), with sy = 255/219, sc = 255/224 and y0 = 16 for limited range (1, 1, 0 for
+ * full), Kg = 1 - Kr - Kb and rn(v) = floor(v * 2^n + 0.5): cy = r14(sy),
+ * crv = r13(2 sc (1 - Kr)), cgu = r13(2 sc Kb (1 - Kb) / Kg), cgv = r13(2 sc Kr (1 - Kr) / Kg),
+ * cbu = r13(2 sc (1 - Kb)); with m(a, k, s) = (a k + 2^(14 - s)) >> (15 - s),
+ * Yt = m(Y - y0, cy, 7) + 32, u = U - 128, v = V - 128 and q(e) = clamp(e >> 6, 0, 255):
+ * R = q(Yt + m(v, crv, 8)), G = q(Yt - m(u, cgu, 8) - m(v, cgv, 8)), B = q(Yt + m(u, cbu, 8)).
+ * Within 0.53 of the real-valued conversion (checked for every Y, U, V). Errors, in this order:
  * INVALID_ARGUMENT (src or dst NULL, a plane NULL); UNSUPPORTED_FORMAT (unknown layout or space;
  * width or height odd, or outside 2..LUMEN_MAX_DIMENSION); INVALID_ARGUMENT (a stride too small, a
  * plane over 2^31 - 1 bytes); UNSUPPORTED_FORMAT (dst not 3 or 4 channels, not 8-bit);
