@@ -80,9 +80,9 @@ void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, 
         } else {
             s.reorder(c, x, y)
                 .split(y, yo, yi, kRowsPerTask, TailStrategy::GuardWithIf)
-                .parallel(yo);
+                .parallel(yo)
+                .unroll(c);  // before specialize(): a specialization copies the schedule so far
             s.specialize(width >= vec).vectorize(x, vec, x_tail);
-            s.unroll(c);
         }
     }
 }

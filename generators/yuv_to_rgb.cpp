@@ -99,7 +99,9 @@ public:
 // yuv_to_rgb_resize: the frame converted as above, then resized as resize.cpp does (the same
 // taps and integers, out = (wy0 (wx0 p00 + wx1 p01) + wy1 (...) + 2^21) >> 22), in one pass: bit
 // for bit lumen_resize of the frame-size conversion, with no full-size RGB image. CPU: per output
-// row, its two source rows converted and blended (v) over the frame's width; GPU: all inline.
+// row, its two source rows converted (4 bytes a pixel, as yuv_to_rgb converts) and blended into a
+// flat row, then resize.cpp's general CPU path (a table of two taps per output byte), or for an
+// exact halving a 2x2 mean of the converted rows; GPU: all inline.
 class YuvToRgbResize : public Generator<YuvToRgbResize> {
 public:
     Input<Buffer<uint8_t>> luma{"luma", 2};
@@ -113,73 +115,88 @@ public:
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
-        Var c("c"), x("x"), y("y"), i("i");
+        Var c("c"), x("x"), y("y"), i("i"), j("j"), k("k"), f("f"), o("o");
         Expr w = luma.dim(0).extent(), h = luma.dim(1).extent();
-        Func rgb("rgb"), rgb3("rgb3"), xs("xs"), ys("ys"), v("v"), up("up");
-        Var j("j"), k("k");
+        Expr channels = output.dim(0).extent(), half = w == 2 * out_width && h == 2 * out_height;
+        Func xs("xs"), ys("ys"), up("up"), conv("conv"), v("v"), vf("vf"), ot("ot");
         lumen::resize_taps(xs, i, w, out_width);
         lumen::resize_taps(ys, i, h, out_height);
         auto in = [](Expr e, Expr n) { return unsafe_promise_clamped(e, 0, n - 1); };
         // Indexed by output row y and k = 0, 1: its two source rows (and their chroma rows), so
-        // that computing them per output row computes just those.
-        Expr yk = in(select(k == 0, ys(y)[0], ys(y)[1]), h);
+        // that computing them per output row computes just those. (A clamp, not a promise: a
+        // promise is an impure call, which keeps Halide from merging conv's per-channel stores
+        // into one interleaving store.)
+        Expr yk = clamp(select(k == 0, ys(y)[0], ys(y)[1]), 0, h - 1);
         // The chroma terms stored twice, as yuv_to_rgb does (dense loads at address x).
         up(j, x, k, y) = chroma_terms(cb(x, yk / 2), cr(x, yk / 2), bgr, crv, cgu, cgv, cbu);
         Expr yt = luma_term(luma(x, yk), y_offset, cy);
-        auto ch = [&](int t) { return cast<int32_t>(channel(yt, up(x % 2, x / 2, k, y)[t], t)); };
-        rgb3(x, k, y) = {ch(0), ch(1), ch(2)};  // once per pixel; c (a loop) picks one below
-        Expr p0 = rgb3(x, k, y)[0], p1 = rgb3(x, k, y)[1], p2 = rgb3(x, k, y)[2];
-        rgb(c, x, k, y) = select(c == 0, p0, c == 1, p1, c == 2, p2, 255);
+        auto ch = [&](int t) { return channel(yt, up(x % 2, x / 2, k, y)[t], t); };
+        conv(c, x, k, y) = select(c == 0, ch(0), c == 1, ch(1), c == 2, ch(2), cast<uint8_t>(255));
 
-        Expr wx1 = xs(x)[2], wx0 = 2048 - wx1, wy1 = ys(y)[2], wy0 = 2048 - wy1;
-        v(c, x, y) = wy0 * rgb(c, x, 0, y) + wy1 * rgb(c, x, 1, y);
-        Expr sum = wx0 * v(c, in(xs(x)[0], w), y) + wx1 * v(c, in(xs(x)[1], w), y);
-        // Exact halving (w = 2 out_width): the taps are 2x and 2x + 1, weights 1024 each, so the
-        // same integer is 1024 (v(2x) + v(2x + 1)): dense loads where the taps table gathers.
-        // (CPU only, in a specialization: unspecialized, the GPU's bounds would take both sides.)
-        Expr half = w == 2 * out_width;
+        Expr wy1 = ys(y)[2], wy0 = 2048 - wy1;
+        auto row = [&](Expr cc, Expr xx, int kk) { return cast<int32_t>(conv(cc, xx, kk, y)); };
         const Target &t = get_target();
-        if (!t.has_gpu_feature())
-            sum = select(half, 1024 * (v(c, 2 * x, y) + v(c, 2 * x + 1, y)), sum);
-        output(c, x, y) = cast<uint8_t>((sum + (1 << 21)) >> 22);
+        if (t.has_gpu_feature()) {
+            Expr wx1 = xs(x)[2], wx0 = 2048 - wx1;
+            v(c, x, y) = wy0 * row(c, x, 0) + wy1 * row(c, x, 1);
+            Expr sum = wx0 * v(c, in(xs(x)[0], w), y) + wx1 * v(c, in(xs(x)[1], w), y);
+            output(c, x, y) = cast<uint8_t>((sum + (1 << 21)) >> 22);
+        } else {
+            // Flat rows of 4 bytes a pixel (f = 4 x + c: dense for 3 channels too) and, per output
+            // byte o (= channels x + c), its two taps there and the weight of the second.
+            vf(f, y) = wy0 * row(f % 4, f / 4, 0) + wy1 * row(f % 4, f / 4, 1);
+            Expr ox = o / channels, oc = o % channels;
+            ot(o) = {xs(ox)[0] * 4 + oc, xs(ox)[1] * 4 + oc, xs(ox)[2]};
+            auto tap = [&](int n) { return vf(in(ot(channels * x + c)[n], 4 * w), y); };
+            Expr w1 = ot(channels * x + c)[2];
+            Expr sum = (2048 - w1) * tap(0) + w1 * tap(1);
+            // Exact halving both ways: the taps are pixels 2x, 2x + 1 of rows 2y, 2y + 1, weights
+            // 1024 each, so the integer is exactly (their sum + 2) >> 2 (resize.cpp's K = 2).
+            auto p = [&](int dx, int kk) { return cast<uint16_t>(conv(c, 2 * x + dx, kk, y)); };
+            Expr box = cast<uint8_t>((p(0, 0) + p(1, 0) + p(0, 1) + p(1, 1) + 2) >> 2);
+            output(c, x, y) = select(half, box, cast<uint8_t>((sum + (1 << 21)) >> 22));
+        }
 
         lumen::interleaved(output);
         lumen::planes_420(luma, cb, cr);
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
-        Expr channels = output.dim(0).extent();
-        int vec = natural_vector_size<int32_t>();
+        int vec32 = natural_vector_size<int32_t>();
         if (!t.has_gpu_feature()) {
             Stage s = output.specialize(half);
-            lumen::schedule_interleaved_impl(s, channels, output.dim(1).extent(), t, c, x, y, vec,
-                                             {3, 4}, TailStrategy::GuardWithIf, false, 1);
+            lumen::schedule_interleaved_impl(s, channels, out_width, t, c, x, y,
+                                             natural_vector_size<uint16_t>(), {3, 4},
+                                             TailStrategy::GuardWithIf, false, 1, channels);
             s.specialize_fail("lumen: unsupported channel count");
         }
-        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), t, c, x, y, vec,
-                                    {3, 4}, TailStrategy::GuardWithIf);
-        if (!t.has_gpu_feature()) {
-            xs.compute_root();
-            ys.compute_root();
-            // Per output row: its (one or two) chroma rows' terms, its two source rows in RGB
-            // (planar, dense), their blend v; then the row's taps into v.
-            up.store_at(output, Var("yo"))
-                .compute_at(output, Var("yi"))
-                .bound(j, 0, 2)
-                .bound(k, 0, 2)
-                .reorder(j, x, k, y)
-                .unroll(j)
-                .vectorize(x, vec, TailStrategy::GuardWithIf);
-            rgb3.store_at(output, Var("yo"))
-                .compute_at(output, Var("yi"))
-                .bound(k, 0, 2)
-                .reorder(x, k, y)
-                .vectorize(x, 2 * vec, TailStrategy::GuardWithIf);
-            v.store_at(output, Var("yo"))
-                .compute_at(output, Var("yi"))
-                .reorder_storage(x, c, y)
-                .reorder(x, c, y)
-                .vectorize(x, vec, TailStrategy::GuardWithIf);
-        }
+        lumen::schedule_interleaved(output, channels, out_width, t, c, x, y, vec32, {3, 4},
+                                    TailStrategy::GuardWithIf, !t.has_gpu_feature(), 1, channels);
+        if (t.has_gpu_feature()) return;
+        xs.compute_root();
+        ys.compute_root();
+        ot.compute_root();
+        // Per output row: its (one or two) chroma rows' terms, its two source rows converted
+        // (channels unrolled, x vectorized, as yuv_to_rgb), their blend vf; then the row's taps.
+        int vec = natural_vector_size<uint8_t>();
+        Var yo("yo"), yi("yi");
+        up.store_at(output, yo)
+            .compute_at(output, yi)
+            .bound(j, 0, 2)
+            .bound(k, 0, 2)
+            .reorder(j, x, k, y)
+            .unroll(j)
+            .vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+        conv.store_at(output, yo)
+            .compute_at(output, yi)
+            .bound(c, 0, 4)
+            .bound(k, 0, 2)
+            .reorder(c, x, k, y)
+            .unroll(k)
+            .unroll(c)
+            .vectorize(x, vec, TailStrategy::GuardWithIf);
+        vf.store_at(output, yo)
+            .compute_at(output, yi)
+            .vectorize(f, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
     }
 };
 
