@@ -110,14 +110,15 @@ public:
     Input<int32_t> y_offset{"y_offset"};
     Input<int32_t> cy{"cy"}, crv{"crv"}, cgu{"cgu"}, cgv{"cgv"}, cbu{"cbu"};
     Input<bool> bgr{"bgr"};
-    Input<int> out_width{"out_width"};
+    Input<int> out_width{"out_width"};  // = the output's extents (needed before it is defined)
     Input<int> out_height{"out_height"};
+    Input<int> out_channels{"out_channels"};
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
         Var c("c"), x("x"), y("y"), i("i"), j("j"), k("k"), f("f"), o("o");
         Expr w = luma.dim(0).extent(), h = luma.dim(1).extent();
-        Expr channels = output.dim(0).extent(), half = w == 2 * out_width && h == 2 * out_height;
+        Expr channels = out_channels, half = w == 2 * out_width && h == 2 * out_height;
         Func xs("xs"), ys("ys"), up("up"), conv("conv"), v("v"), vf("vf"), ot("ot");
         lumen::resize_taps(xs, i, w, out_width);
         lumen::resize_taps(ys, i, h, out_height);
@@ -159,6 +160,7 @@ public:
 
         lumen::interleaved(output);
         lumen::planes_420(luma, cb, cr);
+        output.dim(0).set_extent(out_channels);
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
         int vec32 = natural_vector_size<int32_t>();
@@ -186,6 +188,8 @@ public:
             .reorder(j, x, k, y)
             .unroll(j)
             .vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+        for (int stride : {1, 2})  // dense chroma loads (I420; NV12 / NV21)
+            up.specialize(cb.dim(0).stride() == stride && cr.dim(0).stride() == stride);
         conv.store_at(output, yo)
             .compute_at(output, yi)
             .bound(c, 0, 4)

@@ -1163,7 +1163,7 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, int32_t, int32_t,
                         int32_t, int32_t, bool, buf_t *);
     typedef int (*fnr_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, int32_t,
-                         int32_t, int32_t, int32_t, bool, int32_t, int32_t, buf_t *);
+                         int32_t, int32_t, int32_t, bool, int32_t, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(yuv_to_rgb);
     static const fnr_t fnsr[] = LUMEN__TABLE(yuv_to_rgb_resize);
     lumen__call call;
@@ -1192,7 +1192,7 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
                     is_bgr(dst), a.dst);
     else if (!rc) /* another size: converted and resized in one pass */
         rc = fnsr[b](&call, &pl[0].buf, &pl[1].buf, &pl[2].buf, y0, cy, crv, cgu, cgv, cbu,
-                     is_bgr(dst), w, h, a.dst);
+                     is_bgr(dst), w, h, lumen_image_channels(dst), a.dst);
     return chroma_done(pl, &ch, release_planes(&call, pl, finish(&call, &a, rc)));
 }
 

@@ -597,7 +597,7 @@ typedef struct lumen_yuv_frame {
 /** A frame to RGB8, BGR8, RGBA8 or BGRA8 (alpha 255) by dst's format; dst: the frame's size, or
  * (since 1.4) any other: then the frame is converted and resized in one pass, bit for bit
  * lumen_resize of the frame-size conversion, with no full-size RGB image in between (memory: a
- * few rows; not yet faster: 1080p NV12 to half size takes about 1.7x the time of
+ * few rows; not yet faster: 1080p NV12 to half size takes 1.7x (RGBA) to 2x (RGB) the time of
  * lumen_yuv_to_rgb plus lumen_resize, so use those two where a full-size image is no concern).
  * Each pixel takes the U and V of its 2x2 block (as OpenCV's cvtColor). In integers (since 1.8;
  * 16-bit lanes), with sy = 255/219, sc = 255/224 and y0 = 16 for limited range (1, 1, 0 for
