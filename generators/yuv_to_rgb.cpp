@@ -27,10 +27,11 @@ Tuple chroma_terms(Expr cb, Expr cr, Expr bgr, const In &crv, const In &cgu, con
     return {select(bgr, b, r), mul(u, cgu, 8) + mul(v, cgv, 8), select(bgr, r, b)};
 }
 
-// Channel k (0, 1, 2) of a pixel: Yt = luma_term(...) and its chroma sample's term k.
+// A pixel's Yt (above).
 Expr luma_term(Expr luma, Expr y_offset, Expr cy) {
     return mul(cast<int16_t>(luma) - cast<int16_t>(y_offset), cy, 7) + 32;
 }
+// Channel k (0, 1, 2) of a pixel from its Yt and its chroma sample's term k.
 Expr channel(Expr yt, Expr term, int k) {
     Expr e = k == 1 ? saturating_sub(yt, term) : saturating_add(yt, term);
     return saturating_cast<uint8_t>(e >> 6);

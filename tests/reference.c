@@ -152,7 +152,8 @@ void ref_unsharp_mask(ref_image s, ref_image d, float sigma, float amount) {
 
 /* ---- YUV 4:2:0 (lumen.h: lumen_yuv_to_rgb, lumen_rgb_to_yuv) ---- */
 
-static int32_t q16(double v) { return (int32_t)floor(v * 65536.0 + 0.5); }
+static int32_t qn(double v, int n) { return (int32_t)floor(v * (1 << n) + 0.5); }
+static int32_t q16(double v) { return qn(v, 16); }
 static int clamp255(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
 
 /* Address of U (k = 0) or V (k = 1) of pixel (x, y). */
@@ -170,7 +171,6 @@ static void space_of(int space, double *kr, double *kb, int *limited) {
 
 /* lumen.h's m(a, k, s) of lumen_yuv_to_rgb: ((a << s) k + 2^14) >> 15. */
 static int32_t yuv_m(int32_t a, int32_t k, int s) { return (a * k + (1 << (14 - s))) >> (15 - s); }
-static int32_t qn(double v, int n) { return (int32_t)floor(v * (1 << n) + 0.5); }
 
 void ref_yuv_to_rgb(const ref_frame *f, ref_image d, int bgr, int space) {
     double kr, kb;
