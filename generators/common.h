@@ -32,6 +32,19 @@ void planes_420(P &luma, P &cb, P &cr) {
     }
 }
 
+// Flat rows (neighbourhood pipelines): an interleaved image as rows of elements, i = channels * x
+// + c (the C wrapper passes it so; dense for any channel count). For element i of a row whose
+// elements are [lo, lo + extent), the element to read with the pixel clamped to the row's edges.
+// Inside the row it is i itself (likely: a dense loop of its own, whatever `channels`); writing
+// it as (i % channels, i / channels) of a 3-D input left 3-channel loads as gathers where
+// Halide's simplifier missed channels * (i / channels) + i % channels = i.
+inline Expr clamp_flat(Expr i, Expr channels, Expr lo, Expr extent) {
+    Expr m = i % channels, hi = lo + extent - 1;
+    Expr edge = lo + m + cast<int>(i > hi) * (extent - channels);
+    auto in = [&](Expr e) { return unsafe_promise_clamped(e, lo, hi); };  // for bounds inference
+    return select(i >= lo && i <= hi, likely(in(i)), in(edge));
+}
+
 // Rows per parallel task on the CPU.
 constexpr int kRowsPerTask = 64;
 

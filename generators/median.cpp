@@ -3,8 +3,8 @@
 // elements are only compared. The window's values go through Batcher's odd-even merge sort
 // network padded to 16 or 32 values with the type's largest (float: +inf); only the comparators
 // the middle rank depends on remain (Halide drops the others). Rows are flat signals as in
-// morphology.cpp (the C wrapper passes dst as rows of elements); on the CPU each source row is
-// clamp-padded once per strip.
+// morphology.cpp (the C wrapper passes src and dst as rows of elements); on the CPU each source
+// row is clamp-padded once per strip.
 #include "common.h"
 
 #include <limits>
@@ -15,7 +15,8 @@ using namespace Halide;
 template <typename T>
 class Median : public Generator<Median<T>> {
 public:
-    GeneratorInput<Buffer<T>> input{"input", 3};
+    GeneratorInput<Buffer<T>> input{"input", 2};  // rows of elements (lumen::clamp_flat)
+    GeneratorInput<int32_t> channels{"channels"};
     GeneratorInput<int32_t> size{"size"};  // 3 or 5
     GeneratorOutput<Buffer<T>> output{"output", 2};
 
@@ -40,21 +41,19 @@ public:
 
     void generate() {
         Var i("i"), y("y");
-        Expr channels = input.dim(0).extent();
-        // Clamped to the input's edges; with the channel count specialized, the interior (likely)
-        // is a dense loop: channels * (i / channels) + i % channels simplifies to i.
-        Expr xc = clamp(likely(i / channels), input.dim(1).min(), input.dim(1).max());
+        Expr ic = lumen::clamp_flat(i, channels, input.dim(0).min(), input.dim(0).extent());
         Func src("src");
-        src(i, y) = input(i % channels, xc, clamp(y, input.dim(2).min(), input.dim(2).max()));
+        src(i, y) = input(ic, clamp(y, input.dim(1).min(), input.dim(1).max()));
         auto window = [&](int k) {
             std::vector<Expr> v;
             for (int dy = -k / 2; dy <= k / 2; dy++)
-                for (int dx = -k / 2; dx <= k / 2; dx++) v.push_back(src(i + channels * dx, y + dy));
+                for (int dx = -k / 2; dx <= k / 2; dx++)
+                    v.push_back(src(i + channels * dx, y + dy));
             return median(v);
         };
         output(i, y) = select(size == 3, window(3), window(5));
 
-        lumen::interleaved(input, false);
+        input.dim(0).set_stride(1);
         output.dim(0).set_min(0).set_stride(1);
         output.dim(1).set_min(0);
         Var xo("xo"), yo("yo"), xt("xt"), yt("yt"), yi("yi");
@@ -67,7 +66,7 @@ public:
                 .parallel(yo)
                 .vectorize(i, vec, TailStrategy::GuardWithIf);
             src.compute_at(output, yo).vectorize(i, vec, TailStrategy::RoundUp);
-            for (int k : {1, 3, 4}) src.specialize(channels == k);
+            for (int k : {1, 3, 4}) src.specialize(channels == k);  // the edges' i % channels
         }
         output.specialize(size == 3);
         output.specialize(size == 5);

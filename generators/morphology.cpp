@@ -16,11 +16,12 @@ using namespace Halide;
 template <typename T>
 class Morphology : public Generator<Morphology<T>> {
 public:
-    // Interleaved (c, x, y); a view's input has its pixels around it too, at coordinates around
-    // the output's. The output as rows of elements, (x, c) fused (i = channels * x + c): every
-    // target treats a row as one signal, a horizontal step being `channels` elements, whatever
-    // the channel count (the C wrapper passes it so).
-    GeneratorInput<Buffer<T>> input{"input", 3};
+    // Rows of elements, (x, c) fused (i = channels * x + c): every target treats a row as one
+    // signal, a horizontal step being `channels` elements, whatever the channel count (the C
+    // wrapper passes src and dst so). A view's input has its pixels around it too, at
+    // coordinates around the output's.
+    GeneratorInput<Buffer<T>> input{"input", 2};
+    GeneratorInput<int32_t> channels{"channels"};
     GeneratorInput<int32_t> kw{"kw"};
     GeneratorInput<int32_t> kh{"kh"};
     GeneratorInput<int32_t> structure{"structure"};
@@ -38,15 +39,11 @@ public:
     // Rows per strip (a parallel task) on the CPU: a two-pass RGB 1080p strip's rows stay in L2.
     static constexpr int kRows = 32;
     Var i{"i"}, y{"y"};
-    Expr channels;
 
-    // f at (i, y) clamped to the input's edges (f: the input, or a Func of (i, y) over the same
-    // pixels). Where the channel count is specialized, the interior (likely) is a dense loop of
-    // its own: channels * (i / channels) + i % channels simplifies to i.
+    // f (the input, or a Func over the same elements) at (i, y) clamped to the input's edges.
     Expr clamped(Func f) {
-        Expr xc = clamp(likely(i / channels), input.dim(1).min(), input.dim(1).max());
-        Expr yc = clamp(y, input.dim(2).min(), input.dim(2).max()), c = i % channels;
-        return f.dimensions() == 3 ? f(c, xc, yc) : f(c + channels * xc, yc);
+        Expr ic = lumen::clamp_flat(i, channels, input.dim(0).min(), input.dim(0).extent());
+        return f(ic, clamp(y, input.dim(1).min(), input.dim(1).max()));
     }
     static Expr inv(Expr v, Expr on) {
         if (std::is_floating_point<T>::value) return v * select(on, -1.0f, 1.0f);
@@ -66,10 +63,8 @@ public:
     }
 
     void generate() {
-        channels = input.dim(0).extent();
         Func in("in"), first("first"), own("own");
-        Var c("c"), x("x");
-        in(c, x, y) = input(c, x, y);
+        in(i, y) = input(i, y);
         Pass p1 = pass("p1", in, erode_first);
         first(i, y) = inv(p1.v, erode_first);
         Pass p2 = pass("p2", first, !erode_first);  // open, close, top and black hat
@@ -80,7 +75,7 @@ public:
                               sub(inv(p1.v, false), inv(pe.v, true)), combine == 1,
                               sub(own(i, y), second), combine == 2, sub(second, own(i, y)), second);
 
-        lumen::interleaved(input, false);
+        input.dim(0).set_stride(1);
         output.dim(0).set_min(0).set_stride(1);
         output.dim(1).set_min(0);
         const Target t = this->get_target();
@@ -108,12 +103,11 @@ public:
         // for minutes.)
         for (Pass *p : {&p1, &p2, &pe}) {
             p->src.compute_at(p->h, y).vectorize(i, vec, TailStrategy::RoundUp);
-            for (int k : {1, 3, 4}) p->src.specialize(channels == k);
+            for (int k : {1, 3, 4}) p->src.specialize(channels == k);  // the edges' i % channels
             p->h.compute_at(output, yo).vectorize(i, vec, TailStrategy::RoundUp);
         }
         first.compute_at(output, yo).vectorize(i, vec, TailStrategy::RoundUp);
         own.compute_at(output, yi).vectorize(i, vec, TailStrategy::RoundUp);
-        for (int k : {1, 3, 4}) own.specialize(channels == k);
     }
 };
 

@@ -761,9 +761,10 @@ lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *
 
 /* ---- Morphology and median ---------------------------------------------------------------- */
 
-/* dst of a generator writing 2-D rows of elements (channel and x fused: dense in an interleaved
- * image and in a plane; generators/morphology.cpp): rows_of(b, r) describes b so, over its memory;
- * rows_done(r, rc) after the call copies what Halide changed (device memory, flags) back to b. */
+/* src and dst of a generator taking 2-D rows of elements (channel and x fused: dense in an
+ * interleaved image and in a plane; generators/common.h, clamp_flat) and the channel count:
+ * rows_of(b, r) describes b so, over its memory; rows_done(r, rc) after the call copies what
+ * Halide changed (device memory, flags) back to b. */
 typedef struct {
     buf_t buf, *of;
     halide_dimension_t dim[2];
@@ -786,7 +787,8 @@ static int rows_done(rows_t *r, int rc) {
 
 lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                               lumen_morph_op op, int kw, int kh) {
-    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, int32_t, bool, int32_t, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, int32_t, int32_t, bool, int32_t,
+                        buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(morphology), fns16[] = LUMEN__TABLE(morphology_u16),
                       fnsf[] = LUMEN__TABLE(morphology_f32);
     /* the generator's structure, erode_first and combine (generators/morphology.cpp) by op */
@@ -807,14 +809,16 @@ lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image 
     LUMEN__PREPARE();
     int es = elem_size(src), rc = 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
-    rows_t r;
-    LUMEN__EACH_PLANE(rc, rows_done(&r, f[b](&call, a.src, kw, kh, how[op][0], how[op][1],
-                                             how[op][2], rows_of(a.dst, &r))));
+    rows_t rs, rd;
+    LUMEN__EACH_PLANE(
+        rc, rows_done(&rd, rows_done(&rs, f[b](&call, rows_of(a.src, &rs), a.src->dim[0].extent, kw,
+                                               kh, how[op][0], how[op][1], how[op][2],
+                                               rows_of(a.dst, &rd)))));
     return finish(&call, &a, rc);
 }
 
 lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst, int ksize) {
-    typedef int (*fn_t)(const void *, buf_t *, int32_t, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(median), fns16[] = LUMEN__TABLE(median_u16),
                       fnsf[] = LUMEN__TABLE(median_f32);
     LUMEN__START("lumen_median", ((shape){ANY_CHANNELS, 0, 1, 0, ksize == 5 ? 2 : 1, 1, 1}));
@@ -823,8 +827,10 @@ lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst
     LUMEN__PREPARE();
     int es = elem_size(src), rc = 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
-    rows_t r;
-    LUMEN__EACH_PLANE(rc, rows_done(&r, f[b](&call, a.src, ksize, rows_of(a.dst, &r))));
+    rows_t rs, rd;
+    LUMEN__EACH_PLANE(
+        rc, rows_done(&rd, rows_done(&rs, f[b](&call, rows_of(a.src, &rs), a.src->dim[0].extent,
+                                               ksize, rows_of(a.dst, &rd)))));
     return finish(&call, &a, rc);
 }
 
