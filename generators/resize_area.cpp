@@ -19,6 +19,10 @@ public:
     Input<int> out_width{"out_width"};
     Input<int> out_height{"out_height"};
     Input<float> inv_area{"inv_area"};  // 1.0f / (Kx Ky), integer ratios
+    // From the C wrapper: 1 integer ratios (in = K out both ways, Kx Ky <= 65536), else 2 where
+    // in <= out both ways (two taps each way), else 0. A parameter, so that each specialization
+    // folds its selects (a condition computed in here would be tested per value).
+    Input<int> kind{"kind"};
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
@@ -26,8 +30,7 @@ public:
         Expr in_w = input.dim(1).extent(), in_h = input.dim(2).extent();
         Expr channels = input.dim(0).extent();
         Expr kx = in_w / out_width, ky = in_h / out_height;
-        Expr exact =
-            in_w % out_width == 0 && in_h % out_height == 0 && cast<int64_t>(kx) * ky <= 65536;
+        Expr exact = kind == 1;
         Expr nx = select(exact, kx, (in_w + out_width - 1) / out_width + 1);
         Expr ny = select(exact, ky, (in_h + out_height - 1) / out_height + 1);
         Func tx("tx"), ty("ty");  // (k, i): {source index, weight}
@@ -78,10 +81,22 @@ public:
             h(o, y) = 0;
             Expr at = unsafe_promise_clamped(ot(rx, o)[0], 0, channels * in_w - 1);
             h(o, y) += ot(rx, o)[1] * vq(at, y);
-            output(c, x, y) = finish(h(channels * x + c, y));
+            // Two taps each way (every upscale): the same sums written out, so v2 is one pass
+            // over the two source rows and the columns' sum an expression (no accumulation
+            // passes over v and h).
+            Func v2("v2");
+            auto row = [&](int kk) { return ty(kk, y)[1] * flat(f, ty(kk, y)[0]); };
+            v2(f, y) = row(0) + row(1);
+            auto col = [&](int kk) {
+                Expr at2 = unsafe_promise_clamped(ot(kk, o)[0], 0, channels * in_w - 1);
+                Expr s2 = v2(at2, y);
+                return ot(kk, o)[1] * select(exact, s2, (s2 + 32) >> 6);
+            };
+            Expr h2 = substitute(o.name(), channels * x + c, col(0) + col(1));
+            output(c, x, y) = finish(select(kind == 2, h2, h(channels * x + c, y)));
 
             ty.compute_root();
-            ot.compute_root();
+            ot.compute_root().reorder_storage(o, k);  // a tap's entries dense over o: vector loads
             Var yo("yo"), yi("yi");
             int vec = natural_vector_size<int32_t>();
             v.store_at(output, yo)
@@ -92,6 +107,9 @@ public:
                 .compute_at(output, yi)
                 .vectorize(o, vec, TailStrategy::GuardWithIf);
             h.update().reorder(o, rx, y).vectorize(o, vec, TailStrategy::GuardWithIf);
+            v2.store_at(output, yo)
+                .compute_at(output, yi)
+                .vectorize(f, vec, TailStrategy::GuardWithIf);
         }
 
         lumen::interleaved(input);
@@ -99,9 +117,21 @@ public:
         output.dim(0).set_extent(channels);
         output.dim(1).set_extent(out_width);
         output.dim(2).set_extent(out_height);
-        lumen::schedule_interleaved(output, channels, out_width, get_target(), c, x, y,
-                                    natural_vector_size<int32_t>(), {1, 3, 4},
-                                    TailStrategy::ShiftInwards, !gpu);
+        // Integer ratios and the others each specialized: the selects on `exact` folded (on the
+        // CPU, both roundings were computed for every value).
+        int vec = natural_vector_size<int32_t>();
+        Stage integer = output.specialize(exact);
+        lumen::schedule_interleaved_impl(integer, channels, out_width, get_target(), c, x, y, vec,
+                                         {1, 3, 4}, TailStrategy::ShiftInwards, !gpu, 1);
+        integer.specialize_fail("lumen: unsupported channel count");
+        if (!gpu) {
+            Stage two = output.specialize(kind == 2);
+            lumen::schedule_interleaved_impl(two, channels, out_width, get_target(), c, x, y, vec,
+                                             {1, 3, 4}, TailStrategy::ShiftInwards, true, 1);
+            two.specialize_fail("lumen: unsupported channel count");
+        }
+        lumen::schedule_interleaved(output, channels, out_width, get_target(), c, x, y, vec,
+                                    {1, 3, 4}, TailStrategy::ShiftInwards, !gpu);
     }
 
 private:

@@ -513,7 +513,7 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
 lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                  lumen_interp interp) {
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
-    typedef int (*fna_t)(const void *, buf_t *, int32_t, int32_t, float, buf_t *);
+    typedef int (*fna_t)(const void *, buf_t *, int32_t, int32_t, float, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(resize_nearest),
                       fns16[] = LUMEN__TABLE(resize_nearest_u16),
                       fnsf[] = LUMEN__TABLE(resize_nearest_f32);
@@ -539,10 +539,14 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
     LUMEN__PREPARE();
     /* Integer ratios: OpenCV's float scale 1.f / area (unused otherwise). */
     float inv_area = iw % w == 0 && ih % h == 0 ? 1.0f / (float)((int64_t)(iw / w) * (ih / h)) : 0;
+    /* INTER_AREA's case (generators/resize_area.cpp): 1 integer ratios, 2 two taps each way */
+    int kind = iw % w == 0 && ih % h == 0 && (int64_t)(iw / w) * (ih / h) <= 65536 ? 1
+               : iw <= w && ih <= h                                                ? 2
+                                                                                   : 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
     words px;
     if (interp == LUMEN_INTER_AREA) {
-        LUMEN__EACH_PLANE(rc, fnsa[b](&call, a.src, w, h, inv_area, a.dst));
+        LUMEN__EACH_PLANE(rc, fnsa[b](&call, a.src, w, h, inv_area, kind, a.dst));
     } else if (as_words(&a, b, es, lumen_image_channels(src), &px)) { /* as lumen_flip */
         rc = fnsf[b](&call, &px.buf[0], w, h, &px.buf[1]);
     } else {
