@@ -19,7 +19,13 @@ public:
 
     void generate() {
         Var c("c"), x("x"), y("y");
-        Expr v = input(c, x, y), gt = cast<P>(v) > t, zero = cast<T>(0);
+        Expr v = input(c, x, y), zero = cast<T>(0), gt;
+        if (std::is_floating_point<T>::value) {
+            gt = v > t;
+        } else {  // in T's own lanes: t clamped to T's range (t < 0: every value is above it)
+            Expr tc = cast<T>(clamp(t, 0, cast<P>(zero.type().max())));
+            gt = v > tc || t < 0;
+        }
         output(c, x, y) =
             select(type == 0, select(gt, m, zero), type == 1, select(gt, zero, m), type == 2,
                    select(gt, tv, v), type == 3, select(gt, v, zero), select(gt, zero, v));
@@ -32,10 +38,13 @@ public:
             output.gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
             return;
         }
-        lumen::schedule_interleaved(output, input.dim(0).extent(), output.dim(1).extent(),
-                                    this->get_target(), c, x, y,
-                                    this->template natural_vector_size<T>(), {1, 3, 4},
-                                    TailStrategy::GuardWithIf, true);  // may run in place
+        for (int k = 0; k < 5; k++) {  // each type specialized: its select folded
+            lumen::schedule_interleaved_impl(output.specialize(type == k), input.dim(0).extent(),
+                                             output.dim(1).extent(), this->get_target(), c, x, y,
+                                             this->template natural_vector_size<T>(), {1, 3, 4},
+                                             TailStrategy::GuardWithIf, true, 1);  // in place
+        }
+        output.specialize_fail("lumen: unsupported threshold type or channel count");
     }
 };
 

@@ -895,7 +895,7 @@ static void check_geometry(void) {
         LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,          LUMEN_FORMAT_BGRA8,
         LUMEN_FORMAT_RGB16,   LUMEN_FORMAT_RGBAF32,       LUMEN_FORMAT_RGB8_PLANAR,
         LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_RGBA16_PLANAR, LUMEN_FORMAT_GRAY16};
-    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}, {131, 70}};
     static const int degrees[] = {90, 180, 270}, rot_mode[] = {5, 3, 6};
     for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
         lumen_format f = formats[fi];
@@ -1355,7 +1355,7 @@ static void check_morphology(void) {
     static const lumen_format formats[] = {
         LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_RGB16,
         LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_GRAY16};
-    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}, {131, 70}};
     static const int kernels[][2] = {{1, 1}, {3, 3}, {5, 1}, {1, 4}, {2, 6}, {7, 3}, {15, 9}};
     const int nk = (int)(sizeof kernels / sizeof *kernels);
     for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
