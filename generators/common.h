@@ -100,7 +100,8 @@ void schedule_interleaved_impl(F f, Expr channels, Expr width, const Target &t, 
     }
 }
 
-inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target &t, Var c, Var x,
+// The same, other channel counts failing, for one specialization of a Func (a Stage) ...
+inline void schedule_interleaved(Stage f, Expr channels, Expr width, const Target &t, Var c, Var x,
                                  Var y, int vec, std::vector<int> counts = {1, 3, 4},
                                  TailStrategy x_tail = TailStrategy::ShiftInwards,
                                  bool fuse_cx = false, int rows = 1, Expr out_channels = Expr(),
@@ -108,6 +109,12 @@ inline void schedule_interleaved(Func f, Expr channels, Expr width, const Target
     schedule_interleaved_impl(f, channels, width, t, c, x, y, vec, counts, x_tail, fuse_cx, rows,
                               out_channels, gpu_rows);
     f.specialize_fail("lumen: unsupported channel count");
+}
+
+// ... or for a whole Func (or a generator output).
+template <typename... Args>
+void schedule_interleaved(Func f, Args &&...args) {
+    schedule_interleaved(Stage(f), std::forward<Args>(args)...);
 }
 
 // Bilinear taps of resize (OpenCV INTER_LINEAR pixel centres): f(i) = {first source index,

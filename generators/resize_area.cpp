@@ -79,8 +79,10 @@ public:
             Expr ox = o / channels, oc = o % channels;
             ot(k, o) = {tx(k, ox)[0] * channels + oc, tx(k, ox)[1]};
             h(o, y) = 0;
-            Expr at = unsafe_promise_clamped(ot(rx, o)[0], 0, channels * in_w - 1);
-            h(o, y) += ot(rx, o)[1] * vq(at, y);
+            auto at = [&](Expr kk) {  // tap kk's source position, in range by construction
+                return unsafe_promise_clamped(ot(kk, o)[0], 0, channels * in_w - 1);
+            };
+            h(o, y) += ot(rx, o)[1] * vq(at(rx), y);
             // Two taps each way (every upscale): the same sums written out, so v2 is one pass
             // over the two source rows and the columns' sum an expression (no accumulation
             // passes over v and h).
@@ -88,8 +90,7 @@ public:
             auto row = [&](int kk) { return ty(kk, y)[1] * flat(f, ty(kk, y)[0]); };
             v2(f, y) = row(0) + row(1);
             auto col = [&](int kk) {
-                Expr at2 = unsafe_promise_clamped(ot(kk, o)[0], 0, channels * in_w - 1);
-                Expr s2 = v2(at2, y);
+                Expr s2 = v2(at(kk), y);
                 return ot(kk, o)[1] * select(exact, s2, (s2 + 32) >> 6);
             };
             Expr h2 = substitute(o.name(), channels * x + c, col(0) + col(1));
@@ -120,18 +121,13 @@ public:
         // Integer ratios and the others each specialized: the selects on `exact` folded (on the
         // CPU, both roundings were computed for every value).
         int vec = natural_vector_size<int32_t>();
-        Stage integer = output.specialize(exact);
-        lumen::schedule_interleaved_impl(integer, channels, out_width, get_target(), c, x, y, vec,
-                                         {1, 3, 4}, TailStrategy::ShiftInwards, !gpu, 1);
-        integer.specialize_fail("lumen: unsupported channel count");
-        if (!gpu) {
-            Stage two = output.specialize(kind == 2);
-            lumen::schedule_interleaved_impl(two, channels, out_width, get_target(), c, x, y, vec,
-                                             {1, 3, 4}, TailStrategy::ShiftInwards, true, 1);
-            two.specialize_fail("lumen: unsupported channel count");
+        std::vector<Stage> cases = {output.specialize(exact)};
+        if (!gpu) cases.push_back(output.specialize(kind == 2));
+        cases.push_back(output);
+        for (Stage s : cases) {
+            lumen::schedule_interleaved(s, channels, out_width, get_target(), c, x, y, vec,
+                                        {1, 3, 4}, TailStrategy::ShiftInwards, !gpu);
         }
-        lumen::schedule_interleaved(output, channels, out_width, get_target(), c, x, y, vec,
-                                    {1, 3, 4}, TailStrategy::ShiftInwards, !gpu);
     }
 
 private:

@@ -39,12 +39,12 @@ public:
             return;
         }
         for (int k = 0; k < 5; k++) {  // each type specialized: its select folded
-            lumen::schedule_interleaved_impl(output.specialize(type == k), input.dim(0).extent(),
-                                             output.dim(1).extent(), this->get_target(), c, x, y,
-                                             this->template natural_vector_size<T>(), {1, 3, 4},
-                                             TailStrategy::GuardWithIf, true, 1);  // in place
+            lumen::schedule_interleaved(output.specialize(type == k), input.dim(0).extent(),
+                                        output.dim(1).extent(), this->get_target(), c, x, y,
+                                        this->template natural_vector_size<T>(), {1, 3, 4},
+                                        TailStrategy::GuardWithIf, true);  // may run in place
         }
-        output.specialize_fail("lumen: unsupported threshold type or channel count");
+        output.specialize_fail("lumen: unsupported threshold type");
     }
 };
 

@@ -537,12 +537,11 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
     if (interp == LUMEN_INTER_AREA && iw == 2 * w && ih == 2 * h)
         return lumen_resize(ctx, src, dst);
     LUMEN__PREPARE();
-    /* Integer ratios: OpenCV's float scale 1.f / area (unused otherwise). */
-    float inv_area = iw % w == 0 && ih % h == 0 ? 1.0f / (float)((int64_t)(iw / w) * (ih / h)) : 0;
-    /* INTER_AREA's case (generators/resize_area.cpp): 1 integer ratios, 2 two taps each way */
-    int kind = iw % w == 0 && ih % h == 0 && (int64_t)(iw / w) * (ih / h) <= 65536 ? 1
-               : iw <= w && ih <= h                                                ? 2
-                                                                                   : 0;
+    /* INTER_AREA's case (generators/resize_area.cpp): 1 integer ratios, with OpenCV's float
+     * scale 1.f / area (unused otherwise); 2 two taps each way; 0 the others. */
+    int64_t area = iw % w == 0 && ih % h == 0 ? (int64_t)(iw / w) * (ih / h) : 0;
+    int kind = area && area <= 65536 ? 1 : iw <= w && ih <= h ? 2 : 0;
+    float inv_area = kind == 1 ? 1.0f / (float)area : 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
     words px;
     if (interp == LUMEN_INTER_AREA) {
