@@ -1,6 +1,6 @@
 // Lumen vs its peers (OpenCV 4.6 from Debian, libvips, plain C), the bandwidth roofline and the
 // dispatch overhead, in one run. OpenCV from PyPI is timed by bench/peer_cv2.py on the same inputs.
-// Usage: lumen_bench OUT.csv [--quick] [--only=PIPELINE] [--budget=SECONDS] [--peers=opencv]
+// Usage: lumen_bench OUT.csv [--quick] [--only=PIPELINE|dispatch] [--budget=SECONDS] [--peers=opencv]
 //                            [--sizes=WxH,...]
 // Each time is the median of N runs after a warm-up, N = budget / one run, clamped to 3..51
 // (1 run for a peer over 3x slower than Lumen, see median_ms).
@@ -41,7 +41,7 @@ using Clock = std::chrono::steady_clock;
 FILE *csv;
 bool quick, all_peers = true;
 double budget_s = 0.08;
-std::string only;  // --only=NAME: just that pipeline
+std::string only;  // --only=NAME: just that pipeline (or the dispatch rows)
 std::string variant;
 struct Size { int w, h; };
 std::vector<Size> sizes = {{640, 480}, {1920, 1080}, {3840, 2160}};
@@ -862,11 +862,9 @@ int main(int argc, char **argv) {
                       "max_diff,tol,value,unit,fraction,note\n");
     std::vector<int> threads = {1, 2};
     double t0 = now_ms();
-    if (only.empty()) {
-        bench_dispatch(ctx, threads);
-        bench_bandwidth(ctx, threads);
-    }
-    bench_pipelines(ctx, threads);
+    if (only.empty() || only == "dispatch") bench_dispatch(ctx, threads);
+    if (only.empty()) bench_bandwidth(ctx, threads);
+    if (only != "dispatch") bench_pipelines(ctx, threads);
     std::fprintf(stderr, "lumen_bench (%s): %.0f s\n", variant.c_str(), (now_ms() - t0) / 1e3);
     lumen_context_destroy(ctx);
     vips_shutdown();

@@ -59,31 +59,31 @@ static void read_rect(const lumen_image *img, int margin, int r[4]) {
 
 /* src and dst overlap: views of one image by their rectangles (what src reads against dst's),
  * other images by their memory. */
-static int overlap(const lumen_image *src, const lumen_image *dst, shape s) {
+static int overlap(const lumen_image *src, const lumen_image *dst, const shape *s) {
     if ((src->root ? src->root : src) != (dst->root ? dst->root : dst)) {
-        int same = lumen__host(src) == lumen__host(dst) &&
-                   lumen_image_stride(src) == lumen_image_stride(dst) &&
-                   lumen_image_plane_stride(src) == lumen_image_plane_stride(dst);
-        return lumen__overlap(src, dst) && !(s.in_place && same);
+        if (!lumen__overlap(src, dst)) return 0;
+        return !(s->in_place && lumen__host(src) == lumen__host(dst) &&
+                 lumen_image_stride(src) == lumen_image_stride(dst) &&
+                 lumen_image_plane_stride(src) == lumen_image_plane_stride(dst));
     }
     int a[4], b[4];
     rect_of(src, a);
     rect_of(dst, b);
-    if (s.in_place && !memcmp(a, b, sizeof a)) return 0;
-    read_rect(src, s.margin, a);
+    if (s->in_place && !memcmp(a, b, sizeof a)) return 0;
+    read_rect(src, s->margin, a);
     return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
 }
 
 static lumen_status check(lumen__call *call, const lumen_image *src, const lumen_image *dst,
-                          shape s) {
+                          const shape *s) {
     lumen_status st = lumen__check_image(call, src, "src");
     if (!st) st = lumen__check_image(call, dst, "dst");
     if (st) return st;
     int sc = lumen_image_channels(src), dc = lumen_image_channels(dst);
-    if (!(s.src_channels & (1u << sc))) {
+    if (!(s->src_channels & (1u << sc))) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT, "src has %d channels", sc);
     }
-    if (elem_size(src) != 1 && !s.wide) {
+    if (elem_size(src) != 1 && !s->wide) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
@@ -91,7 +91,7 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "lumen_warp_affine, lumen_resize_interp's nearest)",
                            lumen_format_name(src->format));
     }
-    if (is_planar(src) && !s.planar) {
+    if (is_planar(src) && !s->planar) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
@@ -100,29 +100,29 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "lumen_resize_interp",
                            lumen_format_name(src->format));
     }
-    int want = s.dst_channels ? s.dst_channels : sc;
+    int want = s->dst_channels ? s->dst_channels : sc;
     if (dc != want) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst has %d channels, needs %d", dc,
                            want);
     }
-    if (s.dst_channels && elem_size(dst) != 1) {
+    if (s->dst_channels && elem_size(dst) != 1) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst is %s, needs an 8-bit format",
                            lumen_format_name(dst->format));
     }
-    if (!s.dst_channels && dst->format != src->format) {
+    if (!s->dst_channels && dst->format != src->format) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "dst is %s, needs src's format %s",
                            lumen_format_name(dst->format), lumen_format_name(src->format));
     }
     int w = lumen_image_width(src), h = lumen_image_height(src);
-    if (s.same_size && (lumen_image_width(dst) != (s.swap ? h : w) ||
-                        lumen_image_height(dst) != (s.swap ? w : h))) {
+    if (s->same_size && (lumen_image_width(dst) != (s->swap ? h : w) ||
+                        lumen_image_height(dst) != (s->swap ? w : h))) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "src is %dx%d but dst is %dx%d%s", w, h,
                            lumen_image_width(dst), lumen_image_height(dst),
-                           s.swap ? " (needs src's height x width)" : "");
+                           s->swap ? " (needs src's height x width)" : "");
     }
     if (overlap(src, dst, s)) {
         return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "src and dst overlap%s",
-                           s.in_place ? " (other than exactly)" : "");
+                           s->in_place ? " (other than exactly)" : "");
     }
     return LUMEN_OK;
 }
@@ -166,6 +166,7 @@ static lumen_status release_param(lumen__call *call, buf_t *b, lumen_status st) 
 typedef struct {
     halide_dimension_t dim[3];
     buf_t buf;
+    int used;           /* the other fields are set (release_temp skips an unused one) */
     lumen_image *image; /* the image owning the memory (a view's root), or NULL */
     int output;
     int crop; /* a device crop of image's device memory (GPU backends), not host memory */
@@ -178,6 +179,8 @@ typedef struct {
  * that edge. */
 static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int output,
                               temp_t *t) {
+    memset(t, 0, sizeof *t);
+    t->used = 1;
     lumen_image *r = v->root ? v->root : v;
     lumen_status st = lumen__ensure_host(call, r);
     if (!st) st = lumen__to_host(call, r, lumen__owner(r));
@@ -206,6 +209,8 @@ static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int
  * device. */
 static lumen_status crop_temp(lumen__call *call, lumen_image *v, int margin, int output,
                               temp_t *t) {
+    memset(t, 0, sizeof *t);
+    t->used = 1;
     lumen_image *r = v->root ? v->root : v;
     int rr[4], whole[4];
     read_rect(v, v->root ? margin : 0, rr);
@@ -263,6 +268,7 @@ static int croppable(const lumen_image *v, int margin, lumen_backend b) {
  * upload counted); a view written on the host makes its root's host pixels the newest. locked:
  * called inside the call lock (between lumen__prepare and lumen__finish). */
 static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status st, int locked) {
+    if (!t->used) return st;
     if (t->crop) { /* the root's memory: written there, or only read */
         int rc = 0;
         if (t->buf.device)
@@ -314,7 +320,10 @@ typedef struct {
  * device crops on a GPU) and moves the other images where the backend needs them. */
 static lumen_status prepare(lumen__call *call, lumen_image *src, lumen_image *dst, int margin,
                             args_t *a, lumen_backend *b) {
-    memset(a, 0, sizeof *a);
+    /* not a memset of *a (four buffers): this runs on every call (dispatch cost) */
+    a->s.used = a->d.used = a->ps.used = a->pd.used = 0;
+    a->planes = 0;
+    a->st = LUMEN_OK;
     int ts = src && (src->root || is_planar(src)), td = dst && (dst->root || is_planar(dst));
     lumen_status st = lumen__choose(call, src, b);
     int gpu = !st && *b != LUMEN_BACKEND_CPU;
@@ -341,7 +350,7 @@ static int plane_select(lumen__call *call, args_t *a, int k) {
     temp_t *whole[2] = {&a->s, &a->d}, *part[2] = {&a->ps, &a->pd};
     for (int i = 0; a->planes && i < 2; i++) {
         temp_t *w = whole[i], *p = part[i];
-        if (!w->image || !is_planar(w->image)) continue; /* to_tensor's src */
+        if (!w->used || !w->image || !is_planar(w->image)) continue; /* to_tensor's src */
         *p = *w;
         p->buf.dim = p->dim;
         if (w->buf.host)
@@ -394,7 +403,7 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
   lumen__begin(&call, fn, ctx);                 \
   lumen_backend b;                              \
   shape sh = shape_;                            \
-  lumen_status st = check(&call, src, dst, sh); \
+  lumen_status st = check(&call, src, dst, &sh); \
   if (st) return st
 
 #define LUMEN__PREPARE() \
@@ -1018,6 +1027,7 @@ lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *
  * samples (2 for U and V in NV12 / NV21). */
 static void make_plane(temp_t *p, uint8_t *host, int w, int h, int xs, size_t stride, int output) {
     memset(p, 0, sizeof *p);
+    p->used = 1;
     p->dim[0] = (halide_dimension_t){0, w, xs, 0};
     p->dim[1] = (halide_dimension_t){0, h, (int32_t)stride, 0};
     lumen__buffer_init(&p->buf, host, 8, 2, p->dim, output ? 0 : halide_buffer_flag_host_dirty);
