@@ -115,7 +115,7 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
     }
     int w = lumen_image_width(src), h = lumen_image_height(src);
     if (s->same_size && (lumen_image_width(dst) != (s->swap ? h : w) ||
-                        lumen_image_height(dst) != (s->swap ? w : h))) {
+                         lumen_image_height(dst) != (s->swap ? w : h))) {
         return lumen__fail(call, LUMEN_ERROR_SIZE_MISMATCH, "src is %dx%d but dst is %dx%d%s", w, h,
                            lumen_image_width(dst), lumen_image_height(dst),
                            s->swap ? " (needs src's height x width)" : "");
@@ -398,11 +398,11 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
 }
 
 /* Checks, then picks the backend (b) and moves the images where it needs them. */
-#define LUMEN__START(fn, shape_)                \
-  lumen__call call;                             \
-  lumen__begin(&call, fn, ctx);                 \
-  lumen_backend b;                              \
-  shape sh = shape_;                            \
+#define LUMEN__START(fn, shape_)                 \
+  lumen__call call;                              \
+  lumen__begin(&call, fn, ctx);                  \
+  lumen_backend b;                               \
+  shape sh = shape_;                             \
   lumen_status st = check(&call, src, dst, &sh); \
   if (st) return st
 
