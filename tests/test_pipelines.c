@@ -1016,8 +1016,9 @@ static void check_warp(void) {
     static const lumen_format formats[] = {
         LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_RGB16,
         LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_GRAY16};
-    static const int sizes[][4] = {
-        {1, 1, 3, 2}, {37, 23, 40, 19}, {64, 50, 64, 50}, {5, 130, 9, 61}, {64, 50, 20, 9}};
+    /* the last: an output over 2048 wide (the CPU's tiles of columns) */
+    static const int sizes[][4] = {{1, 1, 3, 2},    {37, 23, 40, 19}, {64, 50, 64, 50},
+                                   {5, 130, 9, 61}, {64, 50, 20, 9},  {300, 40, 2100, 21}};
     for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
         lumen_format f = formats[fi];
         const char *fn = lumen_format_name(f);
