@@ -103,7 +103,15 @@ public:
             return vf(ff, y);
         };
         Expr w1 = ot(channels * x + c)[2];
-        Expr general_cpu = cast<uint8_t>(((2048 - w1) * tap(0) + w1 * tap(1) + (1 << 21)) >> 22);
+        Expr general_flat = cast<uint8_t>(((2048 - w1) * tap(0) + w1 * tap(1) + (1 << 21)) >> 22);
+        // 4 channels: per output pixel, its channels vectorized, each tap one dense 4-lane load of
+        // vf (a pixel's channels are consecutive there): 1080p RGBA x3/2 12.4 -> 9.2 ms, x2/3
+        // 3.0 -> 2.1 (1 thread; 3 channels measured slower so, 1 has no pixel to load).
+        auto ptap = [&](int t) {
+            return vf(unsafe_promise_clamped(xs(x)[t], 0, in_w - 1) * channels + c, y);
+        };
+        Expr general_px = cast<uint8_t>(((2048 - wx1) * ptap(0) + wx1 * ptap(1) + (1 << 21)) >> 22);
+        Expr general_cpu = select(channels == 4, general_px, general_flat);
 
         bool gpu = get_target().has_gpu_feature();
         output(c, x, y) = gpu ? general
@@ -129,11 +137,14 @@ public:
                 .compute_at(output, Var("yi"))
                 .vectorize(j, 32, TailStrategy::GuardWithIf);
         }
+        if (!gpu) schedule_pixels(output.specialize(channels == 4 && output.dim(0).extent() == 4));
         lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x, y,
-                                    natural_vector_size<int32_t>(), {1, 3, 4},
+                                    natural_vector_size<int32_t>(),
+                                    gpu ? std::vector<int>{1, 3, 4} : std::vector<int>{1, 3},
                                     TailStrategy::ShiftInwards, !gpu, 1, output.dim(0).extent());
         if (!gpu) {  // on a GPU, v is inlined: the formula as written
             ys.compute_root();
+            xs.compute_root();
             ot.compute_root();
             vf.store_at(output, Var("yo"))
                 .compute_at(output, Var("yi"))
@@ -158,6 +169,20 @@ private:
                 .vectorize(x, vec, TailStrategy::ShiftInwards);
         }
         s.specialize_fail("lumen: unsupported channel count");
+    }
+
+    // The general case, 4 channels: strips of rows in parallel; per row, pixel by pixel (two
+    // unrolled), the channels vectorized.
+    void schedule_pixels(Stage s) {
+        Var c = output.args()[0], x = output.args()[1], y = output.args()[2];
+        Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
+        s.reorder(c, x, y)
+            .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+            .parallel(yo)
+            .vectorize(c, 4);
+        s.specialize(output.dim(1).extent() >= 2)
+            .split(x, xo, xi, 2, TailStrategy::ShiftInwards)
+            .unroll(xi);
     }
 
     // Vectorizes the channel loop of extent n (split by n: Halide 14 does not see that the
