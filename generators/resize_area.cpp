@@ -94,8 +94,16 @@ public:
                 return ot(kk, o)[1] * select(exact, s2, (s2 + 32) >> 6);
             };
             Expr h2 = substitute(o.name(), channels * x + c, col(0) + col(1));
+            // 4 channels: per output pixel, its channels vectorized, each tap one dense 4-lane
+            // load of v2 (a pixel's channels are consecutive there), not a per-lane gather.
+            auto pcol = [&](int kk) {
+                Expr s2 = v2(unsafe_promise_clamped(tx(kk, x)[0], 0, in_w - 1) * channels + c, y);
+                return tx(kk, x)[1] * select(exact, s2, (s2 + 32) >> 6);
+            };
+            h2 = select(channels == 4, pcol(0) + pcol(1), h2);
             output(c, x, y) = finish(select(kind == 2, h2, h(channels * x + c, y)));
 
+            tx.compute_root();
             ty.compute_root();
             ot.compute_root().reorder_storage(o, k);  // a tap's entries dense over o: vector loads
             Var yo("yo"), yi("yi");
@@ -122,7 +130,20 @@ public:
         // CPU, both roundings were computed for every value).
         int vec = natural_vector_size<int32_t>();
         std::vector<Stage> cases = {output.specialize(exact)};
-        if (!gpu) cases.push_back(output.specialize(kind == 2));
+        if (!gpu) {
+            Stage two = output.specialize(kind == 2);
+            Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
+            Stage px = two.specialize(channels == 4);  // per pixel (two unrolled), c vectorized
+            px.reorder(c, x, y)
+                .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+                .parallel(yo)
+                .vectorize(c, 4);
+            px.specialize(out_width >= 2)
+                .split(x, xo, xi, 2, TailStrategy::ShiftInwards)
+                .unroll(xi);
+            lumen::schedule_interleaved(two, channels, out_width, get_target(), c, x, y, vec,
+                                        {1, 3}, TailStrategy::ShiftInwards, true);
+        }
         cases.push_back(output);
         for (Stage s : cases) {
             lumen::schedule_interleaved(s, channels, out_width, get_target(), c, x, y, vec,
