@@ -155,6 +155,9 @@ void lumen__pool_leave(void);
   } while (0)
 /* Links sdk/src/threads.c (Lumen's halide_spawn_thread) into static programs. */
 void lumen__threads_link(void);
+/* Halide's host allocations through hostmem.c's cache of freed blocks; the cache emptied. */
+void lumen__host_memory_install(void);
+void lumen__host_memory_release(void);
 /* After a GPU call: the first of each (function, backend) registers the exit fence again. */
 void lumen__exit_fence_renew(const char *function, lumen_backend backend);
 

@@ -182,6 +182,7 @@ lumen_status lumen_release_device_memory(void) {
     LUMEN__HALIDE_CALL(rc, halide_reuse_device_allocations(&call, false));
     lumen_status st = lumen__halide_status(&call, rc);
     LUMEN__HALIDE_CALL(rc, halide_reuse_device_allocations(&call, true));
+    lumen__host_memory_release();
     return st;
 }
 
@@ -266,6 +267,7 @@ static void warn_config(const char *name, const char *value, const char *valid) 
 }
 
 static void init_once(void) {
+    lumen__host_memory_install(); /* before anything the runtime allocates */
     halide_set_error_handler(on_halide_error);
     halide_set_custom_print(on_halide_print);
     const char *cap = getenv("LUMEN_MAX_CPU_ISA");

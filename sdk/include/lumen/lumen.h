@@ -146,7 +146,8 @@ LUMEN_API lumen_status lumen_context_stats(const lumen_context *ctx, lumen_trans
 LUMEN_API void lumen_context_reset_stats(lumen_context *ctx);
 
 /** Device memory freed by images is kept for reuse (the runtime's cache); this returns the cached
- * memory of every backend to its driver. Errors: DEVICE. */
+ * memory of every backend to its driver. Host buffers that pipelines use inside a call are kept
+ * for reuse too (up to 32 MiB in all, since 1.8); this frees them as well. Errors: DEVICE. */
 LUMEN_API lumen_status lumen_release_device_memory(void);
 
 /* ---- Images ------------------------------------------------------------------------------- */
