@@ -19,7 +19,16 @@ typedef struct {
     size_t cap; /* usable bytes */
 } header;       /* just before each block */
 
-static struct halide_mutex lock;
+/* An OS lock (ThreadSanitizer sees it; the runtime's halide_mutex is not instrumented). */
+#if defined(_WIN32)
+static SRWLOCK lock = SRWLOCK_INIT;
+#  define LOCK() AcquireSRWLockExclusive(&lock)
+#  define UNLOCK() ReleaseSRWLockExclusive(&lock)
+#else
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+#  define LOCK() pthread_mutex_lock(&lock)
+#  define UNLOCK() pthread_mutex_unlock(&lock)
+#endif
 static void *slot[SLOTS]; /* cached blocks; NULL: an empty slot */
 static size_t cached;     /* their bytes */
 
@@ -28,7 +37,7 @@ static header *head(void *p) { return (header *)p - 1; }
 static void *host_malloc(void *user_context, size_t n) {
     (void)user_context;
     void *p = NULL;
-    halide_mutex_lock(&lock);
+    LOCK();
     for (int i = 0; i < SLOTS && !p; i++) {
         if (slot[i] && head(slot[i])->cap >= n && head(slot[i])->cap / 2 <= n) {
             p = slot[i];
@@ -36,7 +45,7 @@ static void *host_malloc(void *user_context, size_t n) {
             cached -= head(p)->cap;
         }
     }
-    halide_mutex_unlock(&lock);
+    UNLOCK();
     if (p || n > SIZE_MAX - ALIGN - sizeof(header)) return p;
     uint8_t *raw = (uint8_t *)malloc(n + ALIGN + sizeof(header));
     if (!raw) return NULL;
@@ -52,11 +61,11 @@ static void host_free(void *user_context, void *p) {
     size_t cap = head(p)->cap;
     int kept = 0;
     if (cap <= MAX_BLOCK) {
-        halide_mutex_lock(&lock);
+        LOCK();
         for (int i = 0; i < SLOTS && !kept && cached + cap <= MAX_CACHED; i++) {
             if (!slot[i]) slot[i] = p, cached += cap, kept = 1;
         }
-        halide_mutex_unlock(&lock);
+        UNLOCK();
     }
     if (!kept) free(head(p)->raw);
 }
@@ -67,11 +76,11 @@ void lumen__host_memory_install(void) {
 }
 
 void lumen__host_memory_release(void) {
-    halide_mutex_lock(&lock);
+    LOCK();
     for (int i = 0; i < SLOTS; i++) {
         if (slot[i]) free(head(slot[i])->raw);
         slot[i] = NULL;
     }
     cached = 0;
-    halide_mutex_unlock(&lock);
+    UNLOCK();
 }
