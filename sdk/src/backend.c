@@ -271,24 +271,16 @@ int lumen__cuda_device_count(void) {
     return cuda.status == LUMEN_OK ? driver.count : 0;
 }
 
-#if defined(_WIN32)
-static SRWLOCK primary_lock = SRWLOCK_INIT;
-#  define LOCK() AcquireSRWLockExclusive(&primary_lock)
-#  define UNLOCK() ReleaseSRWLockExclusive(&primary_lock)
-#else
-static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
-#  define LOCK() pthread_mutex_lock(&primary_lock)
-#  define UNLOCK() pthread_mutex_unlock(&primary_lock)
-#endif
+static lumen__mutex primary_lock = LUMEN__MUTEX_INIT;
 
 /* The device's primary context, retained once for the life of the process. */
 int lumen__cuda_primary_context(int device, void **context) {
     if (device < 0 || device >= lumen__cuda_device_count() || device >= 16) return 101;
     int rc = 0; /* CUDA_SUCCESS; 101 = CUDA_ERROR_INVALID_DEVICE */
-    LOCK();
+    lumen__lock(&primary_lock);
     if (!driver.primary[device]) rc = driver.primary_retain(&driver.primary[device], device);
     *context = driver.primary[device];
-    UNLOCK();
+    lumen__unlock(&primary_lock);
     return rc;
 }
 

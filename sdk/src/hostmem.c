@@ -19,16 +19,7 @@ typedef struct {
     size_t cap; /* usable bytes */
 } header;       /* just before each block */
 
-/* An OS lock (ThreadSanitizer sees it; the runtime's halide_mutex is not instrumented). */
-#if defined(_WIN32)
-static SRWLOCK lock = SRWLOCK_INIT;
-#  define LOCK() AcquireSRWLockExclusive(&lock)
-#  define UNLOCK() ReleaseSRWLockExclusive(&lock)
-#else
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-#  define LOCK() pthread_mutex_lock(&lock)
-#  define UNLOCK() pthread_mutex_unlock(&lock)
-#endif
+static lumen__mutex lock = LUMEN__MUTEX_INIT;
 static void *slot[SLOTS]; /* cached blocks; NULL: an empty slot */
 static size_t cached;     /* their bytes */
 
@@ -37,7 +28,7 @@ static header *head(void *p) { return (header *)p - 1; }
 static void *host_malloc(void *user_context, size_t n) {
     (void)user_context;
     void *p = NULL;
-    LOCK();
+    lumen__lock(&lock);
     for (int i = 0; i < SLOTS && !p; i++) {
         if (slot[i] && head(slot[i])->cap >= n && head(slot[i])->cap / 2 <= n) {
             p = slot[i];
@@ -45,7 +36,7 @@ static void *host_malloc(void *user_context, size_t n) {
             cached -= head(p)->cap;
         }
     }
-    UNLOCK();
+    lumen__unlock(&lock);
     if (p || n > SIZE_MAX - ALIGN - sizeof(header)) return p;
     uint8_t *raw = (uint8_t *)malloc(n + ALIGN + sizeof(header));
     if (!raw) return NULL;
@@ -61,11 +52,11 @@ static void host_free(void *user_context, void *p) {
     size_t cap = head(p)->cap;
     int kept = 0;
     if (cap <= MAX_BLOCK) {
-        LOCK();
+        lumen__lock(&lock);
         for (int i = 0; i < SLOTS && !kept && cached + cap <= MAX_CACHED; i++) {
             if (!slot[i]) slot[i] = p, cached += cap, kept = 1;
         }
-        UNLOCK();
+        lumen__unlock(&lock);
     }
     if (!kept) free(head(p)->raw);
 }
@@ -76,11 +67,11 @@ void lumen__host_memory_install(void) {
 }
 
 void lumen__host_memory_release(void) {
-    LOCK();
+    lumen__lock(&lock);
     for (int i = 0; i < SLOTS; i++) {
         if (slot[i]) free(head(slot[i])->raw);
         slot[i] = NULL;
     }
     cached = 0;
-    UNLOCK();
+    lumen__unlock(&lock);
 }

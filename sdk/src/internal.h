@@ -22,6 +22,20 @@ typedef INIT_ONCE lumen__once_t;
 typedef pthread_once_t lumen__once_t;
 #  define LUMEN__ONCE_INIT PTHREAD_ONCE_INIT
 #endif
+
+/* A static mutex: a pthread mutex or an exclusive SRWLOCK (ThreadSanitizer sees both; the Halide
+ * runtime's halide_mutex is not instrumented). */
+#if defined(_WIN32)
+typedef SRWLOCK lumen__mutex;
+#  define LUMEN__MUTEX_INIT SRWLOCK_INIT
+#  define lumen__lock(m) AcquireSRWLockExclusive(m)
+#  define lumen__unlock(m) ReleaseSRWLockExclusive(m)
+#else
+typedef pthread_mutex_t lumen__mutex;
+#  define LUMEN__MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+#  define lumen__lock(m) pthread_mutex_lock(m)
+#  define lumen__unlock(m) pthread_mutex_unlock(m)
+#endif
 void lumen__once(lumen__once_t *once, void (*fn)(void));
 
 enum { LUMEN__MESSAGE_SIZE = 1024 };

@@ -378,9 +378,6 @@ void lumen__pool_enter(void) { AcquireSRWLockShared(&pool_lock); }
 void lumen__pool_leave(void) { ReleaseSRWLockShared(&pool_lock); }
 #  define POOL_LOCK() AcquireSRWLockExclusive(&pool_lock)
 #  define POOL_UNLOCK() ReleaseSRWLockExclusive(&pool_lock)
-static SRWLOCK fence_lock = SRWLOCK_INIT;
-#  define FENCE_LOCK() AcquireSRWLockExclusive(&fence_lock)
-#  define FENCE_UNLOCK() ReleaseSRWLockExclusive(&fence_lock)
 #else
 #  ifdef PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
 static pthread_rwlock_t pool_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
@@ -391,11 +388,9 @@ void lumen__pool_enter(void) { pthread_rwlock_rdlock(&pool_lock); }
 void lumen__pool_leave(void) { pthread_rwlock_unlock(&pool_lock); }
 #  define POOL_LOCK() pthread_rwlock_wrlock(&pool_lock)
 #  define POOL_UNLOCK() pthread_rwlock_unlock(&pool_lock)
-static pthread_mutex_t fence_lock = PTHREAD_MUTEX_INITIALIZER;
-#  define FENCE_LOCK() pthread_mutex_lock(&fence_lock)
-#  define FENCE_UNLOCK() pthread_mutex_unlock(&fence_lock)
 #endif
 
+static lumen__mutex fence_lock = LUMEN__MUTEX_INIT;
 static int fenced;
 static void exit_fence(void) {
     if (fenced) return; /* registered several times */
@@ -410,14 +405,14 @@ void lumen__exit_fence_renew(const char *function, lumen_backend backend) {
     } seen[64];
     static int n_seen;
     int renew = 1;
-    FENCE_LOCK();
+    lumen__lock(&fence_lock);
     for (int i = 0; i < n_seen && renew; i++)
         renew = seen[i].function != function || seen[i].backend != backend;
     if (renew && n_seen < 64) {
         seen[n_seen].function = function, seen[n_seen++].backend = backend;
         atexit(exit_fence);
     }
-    FENCE_UNLOCK();
+    lumen__unlock(&fence_lock);
 }
 
 int lumen_set_num_threads(int n) {
