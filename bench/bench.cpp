@@ -651,6 +651,19 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    for (int k : {3, 15, 31}) {  // box filters: cv::blur (normalized boxFilter, border replicate)
+        std::string ks = std::to_string(k) + "x" + std::to_string(k);
+        Case c{"box_filter", ks, {1, 3, 4}};
+        c.lumen = [k](lumen_context *x, Img &s, Img &d) { return lumen_box_filter(x, s.li, d.li, k, k); };
+        c.peers = {
+            {"cv::blur " + ks, kCv, 1, false, true, "OpenCV rounds half to even", [k](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::blur(s.mat(), o, cv::Size(k, k), cv::Point(-1, -1), cv::BORDER_REPLICATE);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     {
         // A region of interest: the centre half (w/2 x h/2 at w/4, h/4) of the source, blurred
         // into its own image; Lumen through lumen_image_view, OpenCV through a cv::Mat ROI (which

@@ -68,6 +68,8 @@ def lumen(name, params, src, dst):
     p = params.split()
     if name in ("resize_nearest", "resize_area"):  # lumen_resize_interp: 0 nearest, 3 area
         args, name = ((0 if name == "resize_nearest" else 3),), "resize_interp"
+    elif name == "box_filter":  # params "KWxKH"
+        args = tuple(map(int, params.split("x")))
     else:
         args = ((GAIN, BIAS) if name == "levels" else (float(p[1]),) if name == "gaussian_blur"
                 else (float(p[1]), AMOUNT) if name == "unsharp_mask" else ())
@@ -152,6 +154,9 @@ def ops(name, params, src, dst):
     if name == "resize_area":
         size = (dst.shape[1], dst.shape[0])
         return [("cv2.resize INTER_AREA", 1, lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_AREA))]
+    if name == "box_filter":
+        k = tuple(map(int, params.split("x")))
+        return [(f"cv2.blur {params}", 1, lambda: cv2.blur(src, k, dst=dst, borderType=BR))]
     if name == "yuv_to_rgb":
         code = cv2.COLOR_YUV2RGBA_NV12 if dst.shape[2] == 4 else cv2.COLOR_YUV2RGB_NV12
         return [("cv2.cvtColor YUV2RGB(A)_NV12", 1, lambda: cv2.cvtColor(src, code, dst=dst))]

@@ -18,7 +18,8 @@ typedef enum {
     MORPH,
     MEDIAN,
     WARP,
-    EQUALIZE
+    EQUALIZE,
+    BOX
 } kind;
 
 /* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
@@ -79,11 +80,16 @@ static const struct {
      "angle=30 scale=1 border=0: rotate (counter-clockwise) and scale about the centre, bilinear; "
      "border 0 black, 1 replicate"},
     {"equalize_hist", {{NULL}}, "(no parameters; gray in: put grayscale before it)"},
+    {"box_filter",
+     {{"w", 5, 1, LUMEN_BOX_MAX_KERNEL, 1, "an integer in 1..255"},
+      {"h", 5, 1, LUMEN_BOX_MAX_KERNEL, 1, "an integer in 1..255"}},
+     "w=5 h=5 (1..255): the mean of each w x h window"},
 };
 
 const char *const stage_pipeline_names[] = {
-    "levels", "grayscale", "gaussian_blur", "resize", "sobel",       "unsharp_mask",  "flip",
-    "rotate", "threshold", "morphology",    "median", "warp_affine", "equalize_hist", NULL};
+    "levels",       "grayscale",   "gaussian_blur", "resize",     "sobel",
+    "unsharp_mask", "flip",        "rotate",        "threshold",  "morphology",
+    "median",       "warp_affine", "equalize_hist", "box_filter", NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -237,6 +243,9 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
                 break;
             case MEDIAN:
                 st = lumen_median(ctx, src, dst, (int)v[0]);
+                break;
+            case BOX:
+                st = lumen_box_filter(ctx, src, dst, (int)v[0], (int)v[1]);
                 break;
             case MORPH:
                 st = lumen_morphology(ctx, src, dst, (lumen_morph_op)(int)v[0], (int)v[1],

@@ -604,3 +604,19 @@ void ref_median(ref_wide s, ref_wide d, int k) {
                 any_set(d, x, y, ch, v[n / 2]);
             }
 }
+
+void ref_box_filter(ref_wide s, ref_wide d, int kw, int kh) {
+    unsigned long long n = (unsigned long long)kw * (unsigned)kh;
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++) {
+                unsigned long long sum = 0;
+                for (int dy = -(kh / 2); dy < kh - kh / 2; dy++)
+                    for (int dx = -(kw / 2); dx < kw - kw / 2; dx++) {
+                        int sx = x + dx < 0 ? 0 : x + dx >= s.w ? s.w - 1 : x + dx;
+                        int sy = y + dy < 0 ? 0 : y + dy >= s.h ? s.h - 1 : y + dy;
+                        sum += (unsigned long long)any_get(s, sx, sy, ch);
+                    }
+                any_set(d, x, y, ch, (double)((sum + n / 2) / n));
+            }
+}

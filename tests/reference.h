@@ -51,6 +51,8 @@ void ref_equalize_hist(ref_wide src, ref_wide dst);
 void ref_morphology(ref_wide src, ref_wide dst, int op, int kw, int kh);
 /* lumen_median: each element's median over its k x k window, clamped to the image. */
 void ref_median(ref_wide src, ref_wide dst, int k);
+/* lumen_box_filter (8- and 16-bit): floor((S + floor(n / 2)) / n), S the window's sum. */
+void ref_box_filter(ref_wide src, ref_wide dst, int kw, int kh);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

@@ -1442,6 +1442,90 @@ static void check_morphology(void) {
     lumen_image_destroy(s), lumen_image_destroy(s2), lumen_image_destroy(d16);
 }
 
+/* lumen_box_filter: against the reference on 8- and 16-bit formats and layouts, kernels from 1x1
+ * to 255 (even sizes, the running row sums past 24 wide, 8-bit sums of n <= 257 elements in 16
+ * bits and of more), all-maximum images (the largest sums), a view reading around itself, bad
+ * input. */
+static void check_box_filter(void) {
+    static const lumen_format formats[] = {LUMEN_FORMAT_GRAY8,  LUMEN_FORMAT_RGB8,
+                                           LUMEN_FORMAT_BGRA8,  LUMEN_FORMAT_RGB16,
+                                           LUMEN_FORMAT_GRAY16, LUMEN_FORMAT_RGB8_PLANAR};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}, {131, 70}};
+    static const int kernels[][2] = {{1, 1},  {3, 3},  {5, 1},   {1, 4},   {2, 6},   {7, 3},
+                                     {15, 9}, {25, 3}, {16, 16}, {1, 255}, {129, 2}, {40, 33}};
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            lumen_format f = formats[fi];
+            int w = sizes[si][0], h = sizes[si][1];
+            t_any src = any_new(w, h, f, (int)si);
+            for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++) {
+                int kw = kernels[ki][0], kh = kernels[ki][1];
+                if ((ki + fi + si) % 3 && kw * kh > 50) continue; /* the wide ones on some */
+                t_any dst = any_new(w, h, f, 1), want = any_new(w, h, f, 0);
+                CHECK(lumen_box_filter(ctx, src.img, dst.img, kw, kh) == LUMEN_OK,
+                      "box %dx%d on %s: %s", kw, kh, lumen_format_name(f), lumen_last_error());
+                for (int p = 0; p < src.parts; p++)
+                    ref_box_filter(src.part[p], want.part[p], kw, kh);
+                CHECK(any_same(&dst, &want), "box %dx%d on %s %dx%d differs", kw, kh,
+                      lumen_format_name(f), w, h);
+                any_free(&dst), any_free(&want);
+            }
+            any_free(&src);
+        }
+    /* the largest sums: every element the maximum, the mean too (n = 256 and 258 beside) */
+    static const int big[][2] = {{255, 255}, {16, 16}, {129, 2}, {255, 1}};
+    for (int fi = 0; fi < 2; fi++) {
+        lumen_format f = fi ? LUMEN_FORMAT_RGB16 : LUMEN_FORMAT_RGB8;
+        t_any src = any_new(300, 40, f, 0), dst = any_new(300, 40, f, 0);
+        size_t bytes = (size_t)300 * 40 * 3 * (size_t)lumen_format_element_size(f);
+        memset(src.mem, 0xff, bytes);
+        for (int k = 0; k < 4; k++) {
+            int kw = big[k][0], kh = big[k][1];
+            CHECK_OK(lumen_box_filter(ctx, src.img, dst.img, kw, kh));
+            uint8_t *got = NULL;
+            CHECK_OK(lumen_image_map(dst.img, LUMEN_ACCESS_READ, &got));
+            CHECK(got && !memcmp(got, src.mem, bytes), "box %dx%d of the maximum on %s", kw, kh,
+                  lumen_format_name(f));
+        }
+        any_free(&src), any_free(&dst);
+    }
+    /* a view: the result of the whole image, cropped */
+    t_any a = any_new(300, 40, LUMEN_FORMAT_RGB8, 3), want = any_new(300, 40, LUMEN_FORMAT_RGB8, 0);
+    t_any out = any_new(30, 20, LUMEN_FORMAT_RGB8, 1);
+    lumen_image *v = NULL;
+    CHECK_OK(lumen_image_view(a.img, 100, 12, 30, 20, 0, &v));
+    for (int k = 0; k < 2; k++) {
+        int kw = k ? 31 : 5, kh = k ? 9 : 7;
+        CHECK_OK(lumen_box_filter(ctx, v, out.img, kw, kh));
+        ref_box_filter(a.part[0], want.part[0], kw, kh);
+        ref_wide part = want.part[0];
+        part.data = (uint8_t *)part.data + 12 * part.stride + 100 * 3, part.w = 30, part.h = 20;
+        t_any crop = {NULL, NULL, {part}, 1};
+        CHECK(any_same(&out, &crop), "box %dx%d of a view", kw, kh);
+    }
+    lumen_image_destroy(v);
+    any_free(&a), any_free(&want), any_free(&out);
+    /* bad arguments */
+    lumen_image *s = NULL, *s2 = NULL, *d16 = NULL, *f32 = NULL, *f32b = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 3, &s));
+    CHECK_OK(lumen_image_create(6, 4, 3, &s2));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB16, &d16));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGBF32, &f32));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGBF32, &f32b));
+    CHECK(lumen_box_filter(ctx, s, s2, 0, 3) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_box_filter(ctx, s, s2, 3, LUMEN_BOX_MAX_KERNEL + 1) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "kernel 3x256") &&
+              lumen_box_filter(ctx, s, s2, -1, -1) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_box_filter(ctx, s, s, 3, 3) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_box_filter(ctx, s, d16, 3, 3) == LUMEN_ERROR_SIZE_MISMATCH &&
+              lumen_box_filter(ctx, f32, f32b, 3, 3) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_box_filter(ctx, NULL, s2, 3, 3) == LUMEN_ERROR_INVALID_ARGUMENT,
+          "box arguments: %s", lumen_last_error());
+    lumen_image_destroy(s), lumen_image_destroy(s2), lumen_image_destroy(d16);
+    lumen_image_destroy(f32), lumen_image_destroy(f32b);
+}
+
 /* lumen_to_tensor: each dst channel against the float resize reference of its source channel
  * (by colour), then (r / 255 - mean) / std in double, within the documented bound; same size and
  * resized, interleaved and planar (CHW) tensors, channel orders, NULL mean and std, bad input. */
@@ -1540,6 +1624,7 @@ int main(int argc, char **argv) {
     check_geometry();
     check_tensor();
     check_morphology();
+    check_box_filter();
     check_warp();
     check_histogram();
     check_resize_interp();

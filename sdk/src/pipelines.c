@@ -88,7 +88,8 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
                            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
-                           "lumen_warp_affine, lumen_resize_interp's nearest)",
+                           "lumen_warp_affine, lumen_resize_interp's nearest; 16-bit: "
+                           "lumen_box_filter)",
                            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s->planar) {
@@ -96,8 +97,8 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
                            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
-                           "lumen_warp_affine, lumen_lut, lumen_histogram and "
-                           "lumen_resize_interp",
+                           "lumen_warp_affine, lumen_box_filter, lumen_lut, lumen_histogram "
+                           "and lumen_resize_interp",
                            lumen_format_name(src->format));
     }
     int want = s->dst_channels ? s->dst_channels : sc;
@@ -771,7 +772,7 @@ lumen_status lumen_threshold(lumen_context *ctx, lumen_image *src, lumen_image *
     return finish(&call, &a, rc);
 }
 
-/* ---- Morphology and median ---------------------------------------------------------------- */
+/* ---- Morphology, median and box filter ------------------------------------------------- */
 
 /* src and dst of a generator taking 2-D rows of elements (channel and x fused: dense in an
  * interleaved image and in a plane; generators/common.h, clamp_flat) and the channel count:
@@ -843,6 +844,35 @@ lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst
     LUMEN__EACH_PLANE(
         rc, rows_done(&rd, rows_done(&rs, f[b](&call, rows_of(a.src, &rs), a.src->dim[0].extent,
                                                ksize, rows_of(a.dst, &rd)))));
+    return finish(&call, &a, rc);
+}
+
+lumen_status lumen_box_filter(lumen_context *ctx, lumen_image *src, lumen_image *dst, int kw,
+                              int kh) {
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, int32_t, bool, bool, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(box_filter), fns16[] = LUMEN__TABLE(box_filter_u16);
+    int sizes = kw >= 1 && kw <= LUMEN_BOX_MAX_KERNEL && kh >= 1 && kh <= LUMEN_BOX_MAX_KERNEL;
+    int margin = sizes ? (kw > kh ? kw : kh) / 2 : 0;
+    LUMEN__START("lumen_box_filter", ((shape){ANY_CHANNELS, 0, 1, 0, margin, 1, 1}));
+    if (!sizes) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "kernel %dx%d: need 1..%d each", kw,
+                           kh, LUMEN_BOX_MAX_KERNEL);
+    }
+    if (elem_size(src) == 4) {
+        return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "src is %s: lumen_box_filter takes 8- and 16-bit formats",
+                           lumen_format_name(src->format));
+    }
+    LUMEN__PREPARE();
+    /* generators/box_filter.cpp: row sums running along the row past 24 taps (CPU; kw adds
+     * each below), 8-bit sums of at most 257 elements in 16 bits */
+    int rc = 0;
+    bool slide = kw > 24, fast = kw * kh <= 257;
+    const fn_t *f = elem_size(src) == 2 ? fns16 : fns;
+    rows_t rs, rd;
+    LUMEN__EACH_PLANE(
+        rc, rows_done(&rd, rows_done(&rs, f[b](&call, rows_of(a.src, &rs), a.src->dim[0].extent, kw,
+                                               kh, slide, fast, rows_of(a.dst, &rd)))));
     return finish(&call, &a, rc);
 }
 

@@ -142,6 +142,14 @@ static void check_run(void) {
     lumen_image_destroy(got), lumen_image_destroy(want);
     CHECK(lumen("run median rgb.png o.png -p k=4") != 0 && strstr(err_text, "3 or 5"),
           "median k 4: %s", err_text);
+    want = new_like(rgb, 0, 0, 0);
+    lumen_box_filter(NULL, rgb, want, 31, 4);
+    CHECK(lumen("chain box_filter:w=31:h=4 rgb.png o.png") == 0, "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "box filter 31x4 differs from the library");
+    lumen_image_destroy(got), lumen_image_destroy(want);
+    CHECK(lumen("run box_filter rgb.png o.png -p h=0") != 0 && strstr(err_text, "1..255"),
+          "box_filter h 0: %s", err_text);
 
     /* Affine warp: a rotation by 90 degrees about the centre of a square image, border replicate,
      * is lumen_rotate's 270 (counter-clockwise) exactly; argument errors */
@@ -184,10 +192,10 @@ static void check_info_demo(void) {
               strstr(out_text, lumen_cpu_variant()),
           "info output: %s", out_text);
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
-    const char *files[] = {"sample",      "levels",    "grayscale",    "gaussian_blur",
-                           "resize",      "sobel",     "unsharp_mask", "flip",
-                           "rotate",      "threshold", "morphology",   "median",
-                           "warp_affine", "chain",     "resize_area",  "equalize_hist"};
+    const char *files[] = {
+        "sample",       "levels", "grayscale",   "gaussian_blur", "resize",     "sobel",
+        "unsharp_mask", "flip",   "rotate",      "threshold",     "morphology", "median",
+        "warp_affine",  "chain",  "resize_area", "equalize_hist", "box_filter"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

@@ -548,6 +548,22 @@ LUMEN_API lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lu
 LUMEN_API lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     int ksize);
 
+/** The largest kernel width or height lumen_box_filter takes. */
+#define LUMEN_BOX_MAX_KERNEL 255
+/** Box filter, since 1.8 (cv::blur: cv::boxFilter normalized, default anchor, BORDER_REPLICATE):
+ * each element the mean of its channel over the kw x kh window [x - kw/2, x - kw/2 + kw - 1] x
+ * [y - kh/2, y - kh/2 + kh - 1], the window clamped to the edge. Exact: with S the window's
+ * integer sum and n = kw * kh, the element is floor((S + floor(n / 2)) / n), S / n rounded half
+ * up (OpenCV rounds half to even and may differ by 1 where S / n is within a float rounding of
+ * k + 1/2). On the CPU the cost per pixel does not grow with kh, nor with kw past 24 (running
+ * sums); on a GPU it is O(kw + kh). src: 8- or 16-bit formats (interleaved or planar: per plane);
+ * dst: same size and format, not overlapping src. A view reads around itself as
+ * lumen_gaussian_blur does (reach kw/2 and kh/2). Errors: those of every pipeline,
+ * UNSUPPORTED_FORMAT for float formats and INVALID_ARGUMENT for kw, kh outside
+ * 1..LUMEN_BOX_MAX_KERNEL. */
+LUMEN_API lumen_status lumen_box_filter(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                        int kw, int kh);
+
 /* ---- ML preprocessing, since 1.5 ---------------------------------------------------------- */
 
 /** An 8-bit image (gray, RGB, RGBA, BGR or BGRA, interleaved) to a float tensor in one pass:
