@@ -1,10 +1,10 @@
 // box_filter: the mean over a kw x kh rectangle (lumen_box_filter; cv::blur). The window at (x, y)
 // is [x - kw/2, x - kw/2 + kw - 1] x [y - kh/2, ...] (OpenCV's default anchor), clamped to the
 // input's edges (BORDER_REPLICATE). With S the window's exact integer sum and n = kw * kh, an
-// element is floor((S + n/2) / n): exact, so every target gives the same elements. On the CPU,
-// O(1) per element in the kernel size: column sums run down each strip of rows (one add and one
-// subtract per element and row) and, with `slide`, a row's sums run along it; without it a row
-// sum is kw vectorized adds, faster for small kw.
+// element is floor((S + n/2) / n): exact, so every target gives the same elements. On the CPU the
+// cost per element does not grow with kh (column sums run down each strip of rows) nor, with
+// `slide`, with kw (row sums run along the row); without `slide` a row sum is kw vector adds,
+// faster for small kw. A GPU sums each window's column and row directly.
 #include "common.h"
 
 namespace {
@@ -21,23 +21,30 @@ public:
     GeneratorInput<int32_t> kh{"kh"};
     GeneratorInput<bool> slide{"slide"};  // CPU: running row sums (else kw adds per element)
     GeneratorInput<bool> fast{"fast"};    // 8-bit, n <= kFastMax: one float multiply rounds
+    GeneratorInput<bool> sum16{"sum16"};  // 8-bit, n <= kSum16Max, !slide: row sums in 16 bits
     GeneratorOutput<Buffer<T>> output{"output", 2};
 
     // Rows per strip (a parallel task) on the CPU, each strip's column sums starting afresh.
     static constexpr int kRows = 32;
-    // 8-bit, n <= kFastMax: row sums in 16 bits, rounded by one float multiply. S / n + 0.5 +
-    // 2^-13 in float is within 2^-13 + 5e-5 of the real value (S exact, two roundings), less
-    // than 1 / (2n), and an S / n + 0.5 with a fraction is at least 1 / (2n) from an integer.
-    static constexpr int kFastMax = 257;
+    // 8-bit: S < 2^24 is exact in float, and fl(fl(S * fl(1 / n)) + 0.5 + 2^-13) is within
+    // 3.8e-5 of S / n + 0.5 + 2^-13 (with or without a fused multiply-add), so it lies above
+    // S / n + 0.5 and, where that has a fraction (a multiple of 1 / (2n)), below the next integer
+    // while 1 / (2n) > 1.6e-4: its integer part is floor((S + n/2) / n) for n <= 3125.
+    static constexpr int kFastMax = 2048;
+    static constexpr int kSum16Max = 257;  // 255 n < 2^16
+    // slide: the recurrence's distance in pixels, hs(i) = hs(i - kStep C) + ...: whole vectors
+    // apart, so a vector's loads never wait on the store just before (16: two or more vectors).
+    static constexpr int kStep = 16;
     Var i{"i"}, y{"y"}, yi{"yi"}, yo{"yo"};
 
     void generate() {
         // Column sums of 8-bit elements fit 16 bits (kh <= 257), the rest 32.
         Type vt = sizeof(T) == 1 ? UInt(16) : UInt(32);
-        Expr ah = kh / 2, aw = kw / 2, n = kw * kh;
-        Func src("src"), v("v"), vs("vs"), hd("hd"), h16("h16"), hs("hs");
-        Expr ic = lumen::clamp_flat(i, channels, input.dim(0).min(), input.dim(0).extent());
+        Expr ah = kh / 2, aw = kw / 2, n = kw * kh, C = channels;
+        Func src("src"), v("v"), vs("vs"), hd("hd"), h16("h16"), g4("g4"), hs("hs");
+        Expr ic = lumen::clamp_flat(i, C, input.dim(0).min(), input.dim(0).extent());
         src(i, y) = cast(vt, input(ic, clamp(y, input.dim(1).min(), input.dim(1).max())));
+        auto u32 = [](Expr e) { return cast<uint32_t>(e); };
 
         const bool gpu = this->get_target().has_gpu_feature();
         RDom r0(0, kh, "r0"), ry(1, kRows - 1, "ry");
@@ -52,32 +59,36 @@ public:
                 vs(i, ry - 1, yo) + src(i, y0 + ry + kh - 1 - ah) - src(i, y0 + ry - 1 - ah);
             v(i, y) = vs(i, y % kRows, y / kRows);
         }
-        // Row sums: kw adds (hd; h16 for 8-bit with n <= kFastMax, in 16 bits), or (hs, CPU)
-        // running along the output's row, its first `channels` elements summed in full.
+        // Row sums of kw adds (hd; h16 in 16 bits).
         RDom rx(0, kw, "rx");
-        hd(i, y) = sum(cast<uint32_t>(v(i + channels * (rx - aw), y)), "hsum");
-        h16(i, y) = sum(v(i + channels * (rx - aw), y), "hsum16");
-        Expr lo = output.dim(0).min(), len = output.dim(0).extent();
-        RDom c0(lo, channels, "c0"), rr(lo + channels, len - channels, "rr");
+        hd(i, y) = sum(u32(v(i + C * (rx - aw), y)), "hsum");
+        h16(i, y) = sum(v(i + C * (rx - aw), y), "hsum16");
+        // Running row sums (CPU): hs(i) = hs(i - W) + g(i + C b) - g(i - C (a + 1)), W = kStep C,
+        // g(j) the sum of kStep taps v(j), v(j - C), ... (four of g4), b = kw - 1 - a, a = kw/2:
+        // the window moved by kStep pixels. The first W elements of the output's row in full.
+        g4(i, y) = u32(v(i, y)) + u32(v(i - C, y)) + u32(v(i - 2 * C, y)) + u32(v(i - 3 * C, y));
+        auto g = [&](Expr j) {
+            Expr s = g4(j, y);
+            for (int k = 4; k < kStep; k += 4) s += g4(j - k * C, y);
+            return s;
+        };
+        Expr W = kStep * C, lo = output.dim(0).min(), len = output.dim(0).extent();
+        RDom c0(lo, min(W, len), "c0"), rr(lo + W, max(len - W, 0), "rr");
         hs(i, y) = undef<uint32_t>();
         hs(c0, y) = hd(c0, y);
-        hs(rr, y) = hs(rr - channels, y) + cast<uint32_t>(v(rr + channels * (kw - 1 - aw), y)) -
-                    cast<uint32_t>(v(rr - channels * (aw + 1), y));
-        Expr sum32 = gpu ? hd(i, y) : select(slide, hs(i, y), hd(i, y));
+        hs(rr, y) = hs(rr - W, y) + (g(rr + C * (kw - 1 - aw)) - g(rr - C * (aw + 1)));
+        Expr s32 = gpu ? hd(i, y) : select(slide, hs(i, y), hd(i, y));
 
         // floor(x / n), x = S + n/2, from a float estimate (off by at most one: x < 2^32, x / n <
         // 2^16) and integer corrections; 8-bit with `fast`, one multiply.
-        Expr x = sum32 + cast<uint32_t>(n / 2), un = cast<uint32_t>(n);
-        Expr inv = 1.0f / cast<float>(n);
-        Expr q =
-            cast<uint32_t>((sizeof(T) == 1 ? cast<float>(cast<int32_t>(x)) : cast<float>(x)) * inv);
+        Expr x = s32 + u32(n / 2), un = u32(n), inv = 1.0f / cast<float>(n);
+        Expr xf = sizeof(T) == 1 ? cast<float>(cast<int32_t>(x)) : cast<float>(x);
+        Expr q = u32(xf * inv);
         q = select(x >= (q + 1) * un, q + 1, q);
         q = select(x < q * un, q - 1, q);
         if (sizeof(T) == 1) {
-            Expr s16 = gpu ? cast<int32_t>(h16(i, y))
-                           : select(slide, cast<int32_t>(hs(i, y)), cast<int32_t>(h16(i, y)));
-            Expr qf = cast<int32_t>(cast<float>(s16) * inv + (0.5f + 1.0f / 8192));
-            q = select(fast, cast<uint32_t>(qf), q);
+            Expr s = cast<float>(cast<int32_t>(select(sum16, u32(h16(i, y)), s32)));
+            q = select(fast, u32(cast<int32_t>(s * inv + (0.5f + 1.0f / 8192))), q);
         }
         output(i, y) = cast<T>(q);
 
@@ -87,21 +98,39 @@ public:
         Var xo("xo"), xt("xt"), yt("yt");
         if (gpu) {
             output.gpu_tile(i, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
-            if (sizeof(T) == 1) output.specialize(fast);
+            if (sizeof(T) == 1) {
+                output.specialize(fast).specialize(sum16);
+                output.specialize(fast);
+            }
             v.compute_root().gpu_tile(i, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
             return;
         }
+        const int vec = this->template natural_vector_size<T>();
+        const int v32 = this->template natural_vector_size<uint32_t>();
         output.split(y, yo, yi, kRows, TailStrategy::GuardWithIf).parallel(yo);
-        output.vectorize(i, this->template natural_vector_size<T>(), TailStrategy::GuardWithIf);
-        if (sizeof(T) == 1) output.specialize(slide).specialize(fast);
-        output.specialize(slide);
-        if (sizeof(T) == 1) output.specialize(fast);
+        output.vectorize(i, vec, TailStrategy::GuardWithIf);
+        if (sizeof(T) == 1) {
+            output.specialize(slide).specialize(fast);
+            output.specialize(slide);
+            output.specialize(fast).specialize(sum16);
+            output.specialize(fast);
+        } else {
+            output.specialize(slide);
+        }
         // Per strip: its column sums (the strip's rows and their halo); per row: running sums.
-        const int vv = this->natural_vector_size(vt);
         vs.compute_at(output, yo);
-        vs.update(0).vectorize(i, vv, TailStrategy::RoundUp);
-        vs.update(1).reorder(i, ry).vectorize(i, vv, TailStrategy::RoundUp);
+        vs.update(0).vectorize(i, this->natural_vector_size(vt), TailStrategy::RoundUp);
+        vs.update(1).reorder(i, ry).vectorize(i, this->natural_vector_size(vt),
+                                              TailStrategy::RoundUp);
+        g4.compute_at(output, yi).vectorize(i, v32, TailStrategy::RoundUp);
         hs.compute_at(output, yi);
+        // A vector of v32 <= W consecutive elements reads hs only W or more elements back, all
+        // stored by earlier vectors: the same as one element at a time (Halide cannot prove it).
+        RVar ro("ro"), ri("ri");
+        hs.update(1)
+            .allow_race_conditions()
+            .split(rr, ro, ri, v32, TailStrategy::GuardWithIf)
+            .vectorize(ri);
     }
 };
 

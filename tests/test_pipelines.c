@@ -1451,8 +1451,9 @@ static void check_box_filter(void) {
                                            LUMEN_FORMAT_BGRA8,  LUMEN_FORMAT_RGB16,
                                            LUMEN_FORMAT_GRAY16, LUMEN_FORMAT_RGB8_PLANAR};
     static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}, {131, 70}};
-    static const int kernels[][2] = {{1, 1},  {3, 3},  {5, 1},   {1, 4},   {2, 6},   {7, 3},
-                                     {15, 9}, {25, 3}, {16, 16}, {1, 255}, {129, 2}, {40, 33}};
+    static const int kernels[][2] = {{1, 1},   {3, 3},   {5, 1},  {1, 4},   {2, 6},
+                                     {7, 3},   {15, 9},  {25, 3}, {16, 16}, {1, 255},
+                                     {129, 2}, {40, 33}, {20, 20}};
     for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++)
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
             lumen_format f = formats[fi];
@@ -1472,14 +1473,15 @@ static void check_box_filter(void) {
             }
             any_free(&src);
         }
-    /* the largest sums: every element the maximum, the mean too (n = 256 and 258 beside) */
-    static const int big[][2] = {{255, 255}, {16, 16}, {129, 2}, {255, 1}};
+    /* the largest sums: every element the maximum, the mean too (n = 256, 258, 2025, 2116 beside:
+     * the 8-bit paths' limits) */
+    static const int big[][2] = {{255, 255}, {16, 16}, {129, 2}, {255, 1}, {45, 45}, {46, 46}};
     for (int fi = 0; fi < 2; fi++) {
         lumen_format f = fi ? LUMEN_FORMAT_RGB16 : LUMEN_FORMAT_RGB8;
         t_any src = any_new(300, 40, f, 0), dst = any_new(300, 40, f, 0);
         size_t bytes = (size_t)300 * 40 * 3 * (size_t)lumen_format_element_size(f);
         memset(src.mem, 0xff, bytes);
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 6; k++) {
             int kw = big[k][0], kh = big[k][1];
             CHECK_OK(lumen_box_filter(ctx, src.img, dst.img, kw, kh));
             uint8_t *got = NULL;
@@ -1488,6 +1490,27 @@ static void check_box_filter(void) {
                   lumen_format_name(f));
         }
         any_free(&src), any_free(&dst);
+    }
+    /* 8-bit rounding by one float multiply at its hardest: a window covering the whole image
+     * whose S / n + 0.5 lies 1 / (2n) or 1 / n below an integer (n = 45 * 45 odd, 32 * 64 even,
+     * the largest rounded so; 24 * 85 with row sums of kw adds), is one (ties: S / n + 0.5 in
+     * float without the bias falls below it for these), and the exact path just past (46 * 46) */
+    static const int hard[][3] = {{45, 45, 2025 * 100 + 1012},
+                                  {32, 64, 2048 * 100 + 1023},
+                                  {24, 85, 2040 * 100 + 1019},
+                                  {41, 2, 287},
+                                  {2, 47, 1457},
+                                  {46, 46, 2116 * 100 + 1057}};
+    for (int k = 0; k < 6; k++) {
+        int w = hard[k][0], h = hard[k][1], n = w * h, sum = hard[k][2];
+        t_any src = any_new(w, h, LUMEN_FORMAT_GRAY8, 0),
+              dst = any_new(w, h, LUMEN_FORMAT_GRAY8, 0);
+        t_any want = any_new(w, h, LUMEN_FORMAT_GRAY8, 0);
+        for (int p = 0; p < n; p++) src.mem[p] = (uint8_t)(sum / n + (p < sum % n));
+        CHECK_OK(lumen_box_filter(ctx, src.img, dst.img, w, h));
+        ref_box_filter(src.part[0], want.part[0], w, h);
+        CHECK(any_same(&dst, &want), "box %dx%d, S = %d", w, h, sum);
+        any_free(&src), any_free(&dst), any_free(&want);
     }
     /* a view: the result of the whole image, cropped */
     t_any a = any_new(300, 40, LUMEN_FORMAT_RGB8, 3), want = any_new(300, 40, LUMEN_FORMAT_RGB8, 0);

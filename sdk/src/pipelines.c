@@ -849,30 +849,32 @@ lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst
 
 lumen_status lumen_box_filter(lumen_context *ctx, lumen_image *src, lumen_image *dst, int kw,
                               int kh) {
-    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, int32_t, bool, bool, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, int32_t, bool, bool, bool,
+                        buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(box_filter), fns16[] = LUMEN__TABLE(box_filter_u16);
     int sizes = kw >= 1 && kw <= LUMEN_BOX_MAX_KERNEL && kh >= 1 && kh <= LUMEN_BOX_MAX_KERNEL;
     int margin = sizes ? (kw > kh ? kw : kh) / 2 : 0;
     LUMEN__START("lumen_box_filter", ((shape){ANY_CHANNELS, 0, 1, 0, margin, 1, 1}));
-    if (!sizes) {
-        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "kernel %dx%d: need 1..%d each", kw,
-                           kh, LUMEN_BOX_MAX_KERNEL);
-    }
     if (elem_size(src) == 4) {
         return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: lumen_box_filter takes 8- and 16-bit formats",
                            lumen_format_name(src->format));
     }
+    if (!sizes) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "kernel %dx%d: need 1..%d each", kw,
+                           kh, LUMEN_BOX_MAX_KERNEL);
+    }
     LUMEN__PREPARE();
-    /* generators/box_filter.cpp: row sums running along the row past 24 taps (CPU; kw adds
-     * each below), 8-bit sums of at most 257 elements in 16 bits */
-    int rc = 0;
-    bool slide = kw > 24, fast = kw * kh <= 257;
+    /* generators/box_filter.cpp: on the CPU row sums running along the row past 24 taps
+     * (below, kw adds each); 8-bit: rounded by one float multiply for n <= 2048, row sums of
+     * kw adds in 16 bits for n <= 257 */
+    int rc = 0, n = kw * kh;
+    bool slide = kw > 24, fast = n <= 2048, sum16 = !slide && n <= 257;
     const fn_t *f = elem_size(src) == 2 ? fns16 : fns;
     rows_t rs, rd;
     LUMEN__EACH_PLANE(
         rc, rows_done(&rd, rows_done(&rs, f[b](&call, rows_of(a.src, &rs), a.src->dim[0].extent, kw,
-                                               kh, slide, fast, rows_of(a.dst, &rd)))));
+                                               kh, slide, fast, sum16, rows_of(a.dst, &rd)))));
     return finish(&call, &a, rc);
 }
 
