@@ -664,6 +664,34 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    for (int k : {3, 5}) {  // a caller's kernel: cv::filter2D / sepFilter2D with the same taps / 2^8
+        std::string ks = std::to_string(k) + "x" + std::to_string(k);
+        static int16_t taps[25], tx[5] = {-16, 48, 192, 48, -16}, t3[3] = {-32, 320, -32};
+        for (int j = 0; j < k * k; j++) taps[j] = int16_t((j * 37) % 61 - 12);
+        const int16_t *t1 = k == 3 ? t3 : tx;
+        Case c{"filter2d", ks, {1, 3, 4}};
+        c.lumen = [k](lumen_context *x, Img &s, Img &d) { return lumen_filter2d(x, s.li, d.li, taps, k, k, 8); };
+        c.peers = {
+            {"cv::filter2D " + ks, kCv, 1, false, true, "float kernel taps / 256", [k](const Img &s, Img &d) {
+                 cv::Mat o = d.mat(), kf(k, k, CV_32F);
+                 for (int j = 0; j < k * k; j++) kf.at<float>(j / k, j % k) = taps[j] / 256.0f;
+                 cv::filter2D(s.mat(), o, -1, kf, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+        Case cs{"sep_filter", ks, {1, 3, 4}};
+        cs.lumen = [k, t1](lumen_context *x, Img &s, Img &d) { return lumen_sep_filter(x, s.li, d.li, t1, k, t1, k, 16); };
+        cs.peers = {
+            {"cv::sepFilter2D " + ks, kCv, 1, false, true, "float taps / 256 each", [k, t1](const Img &s, Img &d) {
+                 cv::Mat o = d.mat(), kf(k, 1, CV_32F);
+                 for (int j = 0; j < k; j++) kf.at<float>(j) = t1[j] / 256.0f;
+                 cv::sepFilter2D(s.mat(), o, -1, kf, kf, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+                 return true;
+             }},
+        };
+        v.push_back(cs);
+    }
     {
         // A region of interest: the centre half (w/2 x h/2 at w/4, h/4) of the source, blurred
         // into its own image; Lumen through lumen_image_view, OpenCV through a cv::Mat ROI (which

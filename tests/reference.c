@@ -620,3 +620,22 @@ void ref_box_filter(ref_wide s, ref_wide d, int kw, int kh) {
                 any_set(d, x, y, ch, (double)((sum + n / 2) / n));
             }
 }
+
+void ref_filter2d(ref_wide s, ref_wide d, const long *kernel, int kw, int kh, int shift) {
+    double top = s.elem == 2 ? 65535 : 255;
+    for (int y = 0; y < s.h; y++)
+        for (int x = 0; x < s.w; x++)
+            for (int ch = 0; ch < s.c; ch++) {
+                long long sum = shift ? 1LL << (shift - 1) : 0;
+                for (int j = 0; j < kh; j++)
+                    for (int i = 0; i < kw; i++) {
+                        int sx = x + i - kw / 2, sy = y + j - kh / 2;
+                        sx = sx < 0 ? 0 : sx >= s.w ? s.w - 1 : sx;
+                        sy = sy < 0 ? 0 : sy >= s.h ? s.h - 1 : sy;
+                        sum += kernel[j * kw + i] * (long long)any_get(s, sx, sy, ch);
+                    }
+                long long m = 1LL << shift; /* floor division, whatever the sign */
+                double q = (double)(sum >= 0 ? sum / m : -((-sum + m - 1) / m));
+                any_set(d, x, y, ch, q < 0 ? 0 : q > top ? top : q);
+            }
+}

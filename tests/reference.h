@@ -53,6 +53,9 @@ void ref_morphology(ref_wide src, ref_wide dst, int op, int kw, int kh);
 void ref_median(ref_wide src, ref_wide dst, int k);
 /* lumen_box_filter (8- and 16-bit): floor((S + floor(n / 2)) / n), S the window's sum. */
 void ref_box_filter(ref_wide src, ref_wide dst, int kw, int kh);
+/* lumen_filter2d (8- and 16-bit): floor((S + 2^shift / 2) / 2^shift) saturated, S the sum of
+ * kernel[j * kw + i] * element (lumen_sep_filter: kernel[j * kw + i] = kx[i] * ky[j]). */
+void ref_filter2d(ref_wide src, ref_wide dst, const long *kernel, int kw, int kh, int shift);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

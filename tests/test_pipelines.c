@@ -1549,6 +1549,110 @@ static void check_box_filter(void) {
     lumen_image_destroy(f32), lumen_image_destroy(f32b);
 }
 
+/* lumen_filter2d and lumen_sep_filter: random kernels (negative taps, even sizes, 1x1 to 15x15,
+ * shifts 0 to 20) against the reference on 8- and 16-bit formats and layouts, the kernel sized to
+ * the format's limit, a view reading around itself, bad input (sizes, shift, NULL, overflow). */
+static void check_filter(void) {
+    static const lumen_format formats[] = {LUMEN_FORMAT_GRAY8,  LUMEN_FORMAT_RGB8,
+                                           LUMEN_FORMAT_BGRA8,  LUMEN_FORMAT_RGB16,
+                                           LUMEN_FORMAT_GRAY16, LUMEN_FORMAT_RGB8_PLANAR};
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {64, 50}, {5, 130}, {131, 70}};
+    static const int kernels[][2] = {{1, 1}, {3, 3}, {5, 5}, {2, 6}, {7, 3}, {15, 15}, {1, 9}};
+    int16_t k2[225], kx[15], ky[15];
+    long full[225];
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            lumen_format f = formats[fi];
+            int w = sizes[si][0], h = sizes[si][1], wide = lumen_format_element_size(f) == 2;
+            t_any src = any_new(w, h, f, (int)si);
+            for (size_t ki = 0; ki < sizeof kernels / sizeof *kernels; ki++)
+                for (int sep = 0; sep < 2; sep++) {
+                    int kw = kernels[ki][0], kh = kernels[ki][1], n = kw * kh;
+                    int shift = (int)((ki * 3 + fi + si + (size_t)sep) % 21);
+                    /* taps within the 32-bit sums: sum of |taps| < 2^31 / 255 (8-bit),
+                     * 2^31 / 65535 (16-bit); separable: the product of the two sums */
+                    int span = wide ? 16384 / n : 4000, sx = wide ? 32 : 160, sy = wide ? 4 : 160;
+                    for (int k = 0; k < n; k++) k2[k] = (int16_t)(t_rand() % (2 * span) - span / 2);
+                    for (int k = 0; k < kw; k++) kx[k] = (int16_t)(t_rand() % sx - sx / 4);
+                    for (int k = 0; k < kh; k++) ky[k] = (int16_t)(t_rand() % sy - sy / 4);
+                    for (int j = 0; j < kh; j++)
+                        for (int i = 0; i < kw; i++)
+                            full[j * kw + i] = sep ? (long)kx[i] * ky[j] : k2[j * kw + i];
+                    t_any dst = any_new(w, h, f, 1), want = any_new(w, h, f, 0);
+                    lumen_status st =
+                        sep ? lumen_sep_filter(ctx, src.img, dst.img, kx, kw, ky, kh, shift)
+                            : lumen_filter2d(ctx, src.img, dst.img, k2, kw, kh, shift);
+                    CHECK(st == LUMEN_OK, "%s %dx%d >> %d on %s: %s",
+                          sep ? "sep_filter" : "filter2d", kw, kh, shift, lumen_format_name(f),
+                          lumen_last_error());
+                    for (int p = 0; p < src.parts; p++)
+                        ref_filter2d(src.part[p], want.part[p], full, kw, kh, shift);
+                    CHECK(any_same(&dst, &want), "%s %dx%d >> %d on %s %dx%d differs",
+                          sep ? "sep_filter" : "filter2d", kw, kh, shift, lumen_format_name(f), w,
+                          h);
+                    any_free(&dst), any_free(&want);
+                }
+            any_free(&src);
+        }
+    /* the largest kernel the 8-bit sums take: 225 taps of 32767 (a sum near 2^31), shift 30 */
+    t_any a = any_new(40, 30, LUMEN_FORMAT_RGB8, 3), want = any_new(40, 30, LUMEN_FORMAT_RGB8, 0);
+    t_any out = any_new(40, 30, LUMEN_FORMAT_RGB8, 1);
+    for (int k = 0; k < 225; k++) k2[k] = k % 2 ? 32767 : -32767, full[k] = k2[k];
+    CHECK_OK(lumen_filter2d(ctx, a.img, out.img, k2, 15, 15, 22));
+    ref_filter2d(a.part[0], want.part[0], full, 15, 15, 22);
+    CHECK(any_same(&out, &want), "filter2d 15x15 of 32767s");
+    /* a view: the result of the whole image, cropped */
+    lumen_image *v = NULL;
+    t_any vo = any_new(10, 8, LUMEN_FORMAT_RGB8, 1);
+    CHECK_OK(lumen_image_view(a.img, 20, 12, 10, 8, 0, &v));
+    for (int k = 0; k < 25; k++) k2[k] = (int16_t)(k * 7 - 60), full[k] = k2[k];
+    CHECK_OK(lumen_filter2d(ctx, v, vo.img, k2, 5, 5, 6));
+    ref_filter2d(a.part[0], want.part[0], full, 5, 5, 6);
+    ref_wide part = want.part[0];
+    part.data = (uint8_t *)part.data + 12 * part.stride + 20 * 3, part.w = 10, part.h = 8;
+    t_any crop = {NULL, NULL, {part}, 1};
+    CHECK(any_same(&vo, &crop), "filter2d of a view");
+    lumen_image_destroy(v);
+    any_free(&a), any_free(&want), any_free(&out), any_free(&vo);
+    /* bad arguments */
+    lumen_image *s = NULL, *s2 = NULL, *w16 = NULL, *w16b = NULL, *f32 = NULL, *f32b = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 3, &s));
+    CHECK_OK(lumen_image_create(6, 4, 3, &s2));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB16, &w16));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB16, &w16b));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGBF32, &f32));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGBF32, &f32b));
+    int16_t big[225];
+    for (int k = 0; k < 225; k++) big[k] = 32767;
+    CHECK(lumen_filter2d(ctx, s, s2, NULL, 3, 3, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_filter2d(ctx, s, s2, k2, 0, 3, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_filter2d(ctx, s, s2, k2, 3, 16, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "kernel 3x16") &&
+              lumen_filter2d(ctx, s, s2, k2, 3, 3, -1) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_filter2d(ctx, s, s2, k2, 3, 3, 31) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "shift 31") &&
+              lumen_filter2d(ctx, s, s2, big, 15, 15, 30) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "overflow") &&
+              lumen_filter2d(ctx, w16, w16b, big, 1, 1, 0) == LUMEN_OK &&
+              lumen_filter2d(ctx, w16, w16b, big, 2, 1, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_filter2d(ctx, f32, f32b, k2, 3, 3, 0) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_filter2d(ctx, s, s, k2, 3, 3, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_filter2d(ctx, s, w16, k2, 3, 3, 0) == LUMEN_ERROR_SIZE_MISMATCH,
+          "filter2d arguments: %s", lumen_last_error());
+    CHECK(lumen_sep_filter(ctx, s, s2, kx, 3, NULL, 3, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "ky is NULL") &&
+              lumen_sep_filter(ctx, s, s2, NULL, 3, ky, 3, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_sep_filter(ctx, s, s2, kx, 16, ky, 3, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_sep_filter(ctx, s, s2, big, 15, big, 15, 0) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_sep_filter(ctx, s, s2, big, 1, (int16_t[]){255}, 1, 0) == LUMEN_OK &&
+              lumen_sep_filter(ctx, s, s2, big, 1, (int16_t[]){258}, 1, 0) ==
+                  LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_sep_filter(ctx, f32, f32b, kx, 3, ky, 3, 0) == LUMEN_ERROR_UNSUPPORTED_FORMAT,
+          "sep_filter arguments: %s", lumen_last_error());
+    lumen_image_destroy(s), lumen_image_destroy(s2), lumen_image_destroy(w16);
+    lumen_image_destroy(w16b), lumen_image_destroy(f32), lumen_image_destroy(f32b);
+}
+
 /* lumen_to_tensor: each dst channel against the float resize reference of its source channel
  * (by colour), then (r / 255 - mean) / std in double, within the documented bound; same size and
  * resized, interleaved and planar (CHW) tensors, channel orders, NULL mean and std, bad input. */
@@ -1648,6 +1752,7 @@ int main(int argc, char **argv) {
     check_tensor();
     check_morphology();
     check_box_filter();
+    check_filter();
     check_warp();
     check_histogram();
     check_resize_interp();

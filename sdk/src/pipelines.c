@@ -89,7 +89,7 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
                            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
                            "lumen_warp_affine, lumen_resize_interp's nearest; 16-bit: "
-                           "lumen_box_filter)",
+                           "lumen_box_filter, lumen_filter2d, lumen_sep_filter)",
                            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s->planar) {
@@ -97,8 +97,8 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "src is %s: planar formats are taken by lumen_levels, "
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
                            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
-                           "lumen_warp_affine, lumen_box_filter, lumen_lut, lumen_histogram "
-                           "and lumen_resize_interp",
+                           "lumen_warp_affine, lumen_box_filter, lumen_filter2d, "
+                           "lumen_sep_filter, lumen_lut, lumen_histogram and lumen_resize_interp",
                            lumen_format_name(src->format));
     }
     int want = s->dst_channels ? s->dst_channels : sc;
@@ -1284,4 +1284,97 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
         rc = fns[b](&call, a.src, is_bgr(src), yr, yg, yb, k.limited ? 16 : 0, ur, ug, -ur - ug,
                     -vg - vb, vg, vb, &pl[0].buf, &pl[1].buf, &pl[2].buf);
     return chroma_done(pl, &ch, release_planes(&call, pl, finish(&call, &a, rc)));
+}
+
+/* ---- Filters with a caller's kernel ----------------------------------------------------- */
+
+/* lumen_filter2d and lumen_sep_filter after their checks: kx (kw x kh taps; sep: kw) and ky (sep:
+ * kh taps; else unused) as Halide buffers. */
+static lumen_status filter_run(lumen__call *call, args_t *a, lumen_backend b, const int16_t *kx,
+                               int kw, const int16_t *ky, int kh, int shift, int sep) {
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, buf_t *, buf_t *, int32_t, buf_t *);
+    static const fn_t f2[] = LUMEN__TABLE(filter2d), f2w[] = LUMEN__TABLE(filter2d_u16),
+                      fs[] = LUMEN__TABLE(sep_filter), fsw[] = LUMEN__TABLE(sep_filter_u16);
+    int wide = a->src->type.bits == 16;
+    const fn_t *f = sep ? (wide ? fsw : fs) : (wide ? f2w : f2);
+    halide_dimension_t xd[2] = {{0, kw, 1, 0}, {0, kh, kw, 0}}, yd = {0, sep ? kh : 1, 1, 0};
+    int rc = 0;
+    for (int k = 0; k < (a->planes ? a->planes : 1) && !rc && !a->st; k++) {
+        buf_t xb, yb;
+        rows_t rs, rd;
+        lumen__buffer_init(&xb, (void *)kx, 16, sep ? 1 : 2, xd, halide_buffer_flag_host_dirty);
+        lumen__buffer_init(&yb, (void *)(sep ? ky : kx), 16, 1, &yd, halide_buffer_flag_host_dirty);
+        xb.type.code = yb.type.code = halide_type_int;
+        if (!(rc = plane_select(call, a, k))) {
+            rc = f[b](call, rows_of(a->src, &rs), a->src->dim[0].extent, &xb, &yb, shift,
+                      rows_of(a->dst, &rd));
+            rc = rows_done(&rd, rows_done(&rs, rc));
+            rc = param_done(call, &yb, param_done(call, &xb, rc, 0), 0);
+        }
+        plane_done(call, a, rc);
+    }
+    return finish(call, a, rc);
+}
+
+/* The sum of |taps| of n taps. */
+static double abs_sum(const int16_t *t, int n) {
+    double s = 0;
+    for (int k = 0; k < n; k++) s += t[k] < 0 ? -(double)t[k] : t[k];
+    return s;
+}
+
+/* The checks lumen_filter2d and lumen_sep_filter share after the images': sizes, shift, format,
+ * and that sum_abs (of the whole kernel's |taps|) times the maximum element fits the sums. */
+static lumen_status filter_check(lumen__call *call, const lumen_image *src, int kw, int kh,
+                                 int shift, double sum_abs) {
+    if (elem_size(src) == 4) {
+        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+                           "src is %s: 8- and 16-bit formats taken",
+                           lumen_format_name(src->format));
+    }
+    if (kw < 1 || kw > LUMEN_FILTER_MAX_KERNEL || kh < 1 || kh > LUMEN_FILTER_MAX_KERNEL) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "kernel %dx%d: need 1..%d each", kw,
+                           kh, LUMEN_FILTER_MAX_KERNEL);
+    }
+    if (shift < 0 || shift > LUMEN_FILTER_MAX_SHIFT) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT, "shift %d outside 0..%d", shift,
+                           LUMEN_FILTER_MAX_SHIFT);
+    }
+    double top = elem_size(src) == 2 ? 65535.0 : 255.0, half = shift ? ldexp(1.0, shift - 1) : 0;
+    if (sum_abs * top + half >= 2147483648.0) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "the kernel's sums could overflow: sum of |taps| %.0f times %.0f plus "
+                           "2^shift / 2 reaches 2^31",
+                           sum_abs, top);
+    }
+    return LUMEN_OK;
+}
+
+lumen_status lumen_filter2d(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                            const int16_t *kernel, int kw, int kh, int shift) {
+    int sizes =
+        kw >= 1 && kw <= LUMEN_FILTER_MAX_KERNEL && kh >= 1 && kh <= LUMEN_FILTER_MAX_KERNEL;
+    LUMEN__START("lumen_filter2d",
+                 ((shape){ANY_CHANNELS, 0, 1, 0, sizes ? (kw > kh ? kw : kh) / 2 : 0, 1, 1}));
+    if (!kernel) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "kernel is NULL");
+    if ((st = filter_check(&call, src, kw, kh, shift, sizes ? abs_sum(kernel, kw * kh) : 0)))
+        return st;
+    LUMEN__PREPARE();
+    return filter_run(&call, &a, b, kernel, kw, NULL, kh, shift, 0);
+}
+
+lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                              const int16_t *kx, int kw, const int16_t *ky, int kh, int shift) {
+    int sizes =
+        kw >= 1 && kw <= LUMEN_FILTER_MAX_KERNEL && kh >= 1 && kh <= LUMEN_FILTER_MAX_KERNEL;
+    LUMEN__START("lumen_sep_filter",
+                 ((shape){ANY_CHANNELS, 0, 1, 0, sizes ? (kw > kh ? kw : kh) / 2 : 0, 1, 1}));
+    if (!kx || !ky) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", kx ? "ky" : "kx");
+    }
+    if ((st = filter_check(&call, src, kw, kh, shift,
+                           sizes ? abs_sum(kx, kw) * abs_sum(ky, kh) : 0)))
+        return st;
+    LUMEN__PREPARE();
+    return filter_run(&call, &a, b, kx, kw, ky, kh, shift, 1);
 }

@@ -564,6 +564,33 @@ LUMEN_API lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_
 LUMEN_API lumen_status lumen_box_filter(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                         int kw, int kh);
 
+/** The largest kernel width or height lumen_filter2d and lumen_sep_filter take. */
+#define LUMEN_FILTER_MAX_KERNEL 15
+/** The largest shift lumen_filter2d and lumen_sep_filter take. */
+#define LUMEN_FILTER_MAX_SHIFT 30
+/** Convolution with a caller's integer kernel, since 1.8 (cv::filter2D with the kernel
+ * kernel[j * kw + i] / 2^shift, default anchor, BORDER_REPLICATE): with S the exact sum of
+ * kernel[j * kw + i] * src(x - kw/2 + i, y - kh/2 + j) over the window (clamped to the edge), the
+ * element is floor((S + 2^shift / 2) / 2^shift) (shift 0: S), saturated to the format's range:
+ * taps in Q(shift) fixed point, rounded half up, the same on every backend. kw, kh: 1..
+ * LUMEN_FILTER_MAX_KERNEL (even sizes: the window starts kw/2 left, kh/2 above); shift: 0..
+ * LUMEN_FILTER_MAX_SHIFT. The sums are 32-bit: a kernel whose sum of |taps| times the format's
+ * maximum (255, 65535), plus 2^shift / 2, reaches 2^31 is refused. Costs O(kw kh) per pixel.
+ * src: 8- or 16-bit formats (interleaved or planar: per plane); dst: same size and format, not
+ * overlapping src. A view reads around itself as lumen_gaussian_blur does (reach kw/2, kh/2).
+ * Errors: those of every pipeline, UNSUPPORTED_FORMAT for float formats, INVALID_ARGUMENT for a
+ * NULL kernel, kw, kh or shift out of range, or a kernel whose sums could overflow. */
+LUMEN_API lumen_status lumen_filter2d(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                      const int16_t *kernel, int kw, int kh, int shift);
+/** Separable convolution, since 1.8 (cv::sepFilter2D with kx / 2^shift... as one kernel): the
+ * result of lumen_filter2d with the kernel kx[i] * ky[j] (its exact products, not limited to 16
+ * bits), computed as row sums then column sums in O(kw + kh) per pixel. Refused (INVALID_ARGUMENT)
+ * where the sum of |kx| times the sum of |ky| times the format's maximum, plus 2^shift / 2,
+ * reaches 2^31; otherwise as lumen_filter2d (kx: kw taps, ky: kh taps). */
+LUMEN_API lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                        const int16_t *kx, int kw, const int16_t *ky, int kh,
+                                        int shift);
+
 /* ---- ML preprocessing, since 1.5 ---------------------------------------------------------- */
 
 /** An 8-bit image (gray, RGB, RGBA, BGR or BGRA, interleaved) to a float tensor in one pass:
