@@ -79,8 +79,9 @@ static size_t differ(lumen_image *a, lumen_image *b) {
  * format f (6: dst's format), to dw x dh (resize, warp_affine), with parameters a, b (6, 7: b is
  * the layout, a the space; 8: a the op, b the kernel's width and height; 9: a the size; 10: a the
  * angle of a rotation about the centre with scale 0.9, b the border; 11 equalize_hist, 12 lut with
- * a table per channel; 13 resize_interp nearest, 14 area, to dw x dh); view: src and dst are views
- * inside larger images (2: isolated). */
+ * a table per channel; 13 resize_interp nearest, 14 area, to dw x dh; 15 box_filter a x b; 16
+ * filter2d, 17 sep_filter with a x a taps); view: src and dst are views inside larger images (2:
+ * isolated). */
 typedef struct {
     int k;
     lumen_format f;
@@ -89,9 +90,9 @@ typedef struct {
     int view;
 } tcase;
 static const char *const names[] = {
-    "levels",       "grayscale",     "gaussian_blur", "resize",         "sobel",
-    "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv",    "morphology",     "median",
-    "warp_affine",  "equalize_hist", "lut",           "resize_nearest", "resize_area"};
+    "levels",     "grayscale",      "gaussian_blur", "resize",     "sobel",       "unsharp_mask",
+    "yuv_to_rgb", "rgb_to_yuv",     "morphology",    "median",     "warp_affine", "equalize_hist",
+    "lut",        "resize_nearest", "resize_area",   "box_filter", "filter2d",    "sep_filter"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
 enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
 enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
@@ -160,6 +161,13 @@ static const tcase cases[] = {
     {14, BGRA, 1001, 777, 123, 97, 0, 0, 0},
     {14, RGBA, 640, 480, 1000, 700, 0, 0, 0},
     {14, RGB, 1600, 900, 800, 450, 0, 0, 1},
+    {15, RGB, 1920, 1080, 0, 0, 5, 5, 0},
+    {15, G, 1001, 777, 0, 0, 31, 9, 0},
+    {15, RGB16, 1600, 900, 0, 0, 45, 46, 1},
+    {16, RGB, 1920, 1080, 0, 0, 5, 0, 0},
+    {16, BGRA, 1001, 777, 0, 0, 15, 0, 1},
+    {17, RGB, 1920, 1080, 0, 0, 7, 0, 0},
+    {16, RGB16, 1001, 777, 0, 0, 3, 0, 0},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */
@@ -216,6 +224,18 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
         case 14:
             return lumen_resize_interp(ctx, src, dst,
                                        t->k == 13 ? LUMEN_INTER_NEAREST : LUMEN_INTER_AREA);
+        case 15:
+            return lumen_box_filter(ctx, src, dst, (int)t->a, (int)t->b);
+        case 16:
+        case 17: { /* a sharpening kernel in Q8 (sep: Q8 each, so Q16) */
+            int n = (int)t->a;
+            int16_t k2[225], k1[15];
+            for (int i = 0; i < n * n; i++)
+                k2[i] = (int16_t)(i == n * n / 2 ? 512 : -256 / (n * n));
+            for (int i = 0; i < n; i++) k1[i] = (int16_t)(i == n / 2 ? 384 : -128 / (n - 1));
+            return t->k == 16 ? lumen_filter2d(ctx, src, dst, k2, n, n, 8)
+                              : lumen_sep_filter(ctx, src, dst, k1, n, k1, n, 16);
+        }
         default:
             return lumen_rgb_to_yuv(ctx, src, fr, (lumen_yuv_space)t->a);
     }
@@ -272,12 +292,14 @@ static size_t compare(const tcase *t, lumen_context *gpu, lumen_context *cpu, un
 static void describe(const tcase *t, char *s, size_t n) {
     static const char *const layouts[] = {"", "NV12", "NV21", "I420"};
     int o = snprintf(s, n, "%s %s %dx%d", names[t->k], lumen_format_name(t->f), t->w, t->h);
-    if (t->k == 3 || t->k >= 13) o += snprintf(s + o, n - o, " -> %dx%d", t->dw, t->dh);
+    if (t->k == 3 || t->k == 13 || t->k == 14)
+        o += snprintf(s + o, n - o, " -> %dx%d", t->dw, t->dh);
     if (t->k == 2 || t->k == 5) o += snprintf(s + o, n - o, ", sigma %g", t->a);
     if (t->k == 6 || t->k == 7)
         o += snprintf(s + o, n - o, ", %s, space %d", layouts[(int)t->b], (int)t->a);
     if (t->k == 8) o += snprintf(s + o, n - o, ", op %d, %gx%g", (int)t->a, t->b, t->b);
-    if (t->k == 9) o += snprintf(s + o, n - o, ", %gx%g", t->a, t->a);
+    if (t->k == 9 || t->k == 16 || t->k == 17) o += snprintf(s + o, n - o, ", %gx%g", t->a, t->a);
+    if (t->k == 15) o += snprintf(s + o, n - o, ", %gx%g", t->a, t->b);
     if (t->k == 10)
         o += snprintf(s + o, n - o, " -> %dx%d, angle %g, border %s", t->dw, t->dh, t->a,
                       t->b ? "replicate" : "constant");
