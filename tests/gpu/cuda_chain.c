@@ -339,6 +339,9 @@ static const tcase timings[] = {
     {9, RGB, 3840, 2160, 0, 0, 5, 0, 0},
     {10, RGB, 3840, 2160, 3840, 2160, 30, 0, 0},
     {11, G, 3840, 2160, 0, 0, 0, 0, 0},
+    {15, RGB, 3840, 2160, 0, 0, 15, 15, 0},
+    {16, RGB, 3840, 2160, 0, 0, 5, 0, 0},
+    {17, RGB, 3840, 2160, 0, 0, 7, 0, 0},
 };
 
 static void chain(lumen_context *ctx, lumen_image *src, lumen_image *t[3], lumen_image *dst) {
