@@ -126,7 +126,8 @@ public:
         hs.compute_at(output, yi);
         // A vector of v32 <= W consecutive elements reads hs only W or more elements back, all
         // stored by earlier vectors: the same as one element at a time (Halide cannot prove it).
-        RVar ro("ro"), ri("ri");
+        RVar ro("ro"), ri("ri"), co("co"), ci("ci");
+        hs.update(0).split(c0, co, ci, v32, TailStrategy::GuardWithIf).vectorize(ci);
         hs.update(1)
             .allow_race_conditions()
             .split(rr, ro, ri, v32, TailStrategy::GuardWithIf)
