@@ -65,14 +65,16 @@ public:
         h16(i, y) = sum(v(i + C * (rx - aw), y), "hsum16");
         // Running row sums (CPU): hs(i) = hs(i - W) + g(i + C b) - g(i - C (a + 1)), W = kStep C,
         // g(j) the sum of kStep taps v(j), v(j - C), ... (four of g4), b = kw - 1 - a, a = kw/2:
-        // the window moved by kStep pixels. The first W elements of the output's row in full.
+        // the window moved by kStep pixels. The first W elements of the row in full.
         g4(i, y) = u32(v(i, y)) + u32(v(i - C, y)) + u32(v(i - 2 * C, y)) + u32(v(i - 3 * C, y));
         auto g = [&](Expr j) {
             Expr s = g4(j, y);
             for (int k = 4; k < kStep; k += 4) s += g4(j - k * C, y);
             return s;
         };
-        Expr W = kStep * C, lo = output.dim(0).min(), len = output.dim(0).extent();
+        // Over the input's row (the output's, or a view's with the pixels around it: Halide 14
+        // cannot name the output's bounds before it is defined).
+        Expr W = kStep * C, lo = input.dim(0).min(), len = input.dim(0).extent();
         RDom c0(lo, min(W, len), "c0"), rr(lo + W, max(len - W, 0), "rr");
         hs(i, y) = undef<uint32_t>();
         hs(c0, y) = hd(c0, y);

@@ -72,8 +72,8 @@ public:
         src.compute_at(output, yo).vectorize(i, vec, TailStrategy::RoundUp);
         for (int k : {1, 3, 4}) src.specialize(C == k);  // the edges' i % channels
         Func acc = Sep ? sv : s2;
-        acc.compute_at(output, i).vectorize(i);
-        acc.update(0).vectorize(i);
+        acc.compute_at(output, i).vectorize(i, vec, TailStrategy::RoundUp);
+        acc.update(0).vectorize(i, vec, TailStrategy::RoundUp);
         if (Sep) {
             h.compute_at(output, yo).vectorize(i, v32, TailStrategy::RoundUp);
             h.update(0).vectorize(i, v32, TailStrategy::RoundUp);
