@@ -1104,6 +1104,31 @@ static void check_warp(void) {
     }
     lumen_image_destroy(va), lumen_image_destroy(vb);
     any_free(&a), any_free(&b), any_free(&want);
+    /* Anti-aliasing: 1-pixel stripes (0, 255) at 1/8 become mid-gray with LANCZOS3 (and AREA);
+     * CUBIC reads 2 of every 8 columns, so it aliases (shown, not a requirement). */
+    for (int m = 0; m < 3; m++) {
+        static const lumen_interp am[] = {LUMEN_INTER_LANCZOS3, LUMEN_INTER_AREA,
+                                          LUMEN_INTER_CUBIC};
+        lumen_image *st = NULL, *sd = NULL;
+        uint8_t *px = NULL;
+        CHECK_OK(lumen_image_create(203, 96, 1, &st));
+        CHECK_OK(lumen_image_create(25, 12, 1, &sd));
+        CHECK_OK(lumen_image_map(st, LUMEN_ACCESS_WRITE, &px));
+        for (int y = 0; y < 96; y++)
+            for (int x = 0; x < 203; x++) px[y * lumen_image_stride(st) + x] = x % 2 ? 255 : 0;
+        CHECK_OK(lumen_resize_interp(ctx, st, sd, am[m]));
+        CHECK_OK(lumen_image_map(sd, LUMEN_ACCESS_READ, &px));
+        int lo = 255, hi = 0;
+        for (int y = 0; y < 12; y++)
+            for (int x = 1; x < 24; x++) { /* the edge columns see a truncated kernel */
+                int v = px[y * lumen_image_stride(sd) + x];
+                lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+            }
+        if (m < 2)
+            CHECK(lo >= 120 && hi <= 135, "resize_interp %d of stripes at 1/8: %d..%d, not ~127",
+                  (int)am[m], lo, hi);
+        lumen_image_destroy(st), lumen_image_destroy(sd);
+    }
     /* bad arguments */
     lumen_image *s = NULL, *d = NULL, *d16 = NULL;
     CHECK_OK(lumen_image_create(6, 4, 3, &s));
@@ -1171,10 +1196,11 @@ static void check_resize_interp(void) {
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
             int w = sizes[si][0], h = sizes[si][1], ow = sizes[si][2], oh = sizes[si][3];
             t_any src = any_new(w, h, f, (int)si);
-            for (int m = 0; m < (es == 1 ? 3 : 2); m++) {
-                lumen_interp in = m == 0   ? LUMEN_INTER_NEAREST
-                                  : m == 1 ? LUMEN_INTER_LINEAR
-                                           : LUMEN_INTER_AREA;
+            static const lumen_interp methods[] = {LUMEN_INTER_NEAREST, LUMEN_INTER_LINEAR,
+                                                   LUMEN_INTER_AREA, LUMEN_INTER_CUBIC,
+                                                   LUMEN_INTER_LANCZOS3};
+            for (int m = 0; m < (es == 1 ? 5 : 2); m++) {
+                lumen_interp in = methods[m];
                 t_any dst = any_new(ow, oh, f, 2), want = any_new(ow, oh, f, 1);
                 CHECK(lumen_resize_interp(ctx, src.img, dst.img, in) == LUMEN_OK,
                       "resize_interp %d on %s: %s", (int)in, fn, lumen_last_error());
@@ -1186,8 +1212,10 @@ static void check_resize_interp(void) {
                 for (int p = 0; in != LUMEN_INTER_LINEAR && p < src.parts; p++) {
                     if (in == LUMEN_INTER_NEAREST)
                         ref_resize_nearest(src.part[p], want.part[p]);
-                    else
+                    else if (in == LUMEN_INTER_AREA)
                         ref_resize_area(src.part[p], want.part[p]);
+                    else
+                        ref_resize_kernel(src.part[p], want.part[p], in == LUMEN_INTER_LANCZOS3);
                 }
                 CHECK(any_same(&dst, &want), "resize_interp %d on %s %dx%d -> %dx%d differs",
                       (int)in, fn, w, h, ow, oh);
@@ -1214,13 +1242,17 @@ static void check_resize_interp(void) {
     lumen_image *va = NULL, *vb = NULL;
     CHECK_OK(lumen_image_view(a.img, 7, 5, 22, 20, 0, &va));
     CHECK_OK(lumen_image_view(b.img, 9, 11, 7, 9, 0, &vb));
-    for (int m = 0; m < 2; m++) {
-        CHECK_OK(lumen_resize_interp(ctx, va, vb, m ? LUMEN_INTER_AREA : LUMEN_INTER_NEAREST));
+    for (int m = 0; m < 4; m++) {
+        static const lumen_interp vm[] = {LUMEN_INTER_NEAREST, LUMEN_INTER_AREA, LUMEN_INTER_CUBIC,
+                                          LUMEN_INTER_LANCZOS3};
+        CHECK_OK(lumen_resize_interp(ctx, va, vb, vm[m]));
         ref_wide part = a.part[0], out = b.part[0];
         part.data = a.mem + 5 * part.stride + 7 * 3, part.w = 22, part.h = 20;
         out.data = b.mem + 11 * out.stride + 9 * 3, out.w = 7, out.h = 9;
-        if (m)
+        if (m == 1)
             ref_resize_area(part, want.part[0]);
+        else if (m)
+            ref_resize_kernel(part, want.part[0], m == 3);
         else
             ref_resize_nearest(part, want.part[0]);
         t_any got = {NULL, vb, {out}, 1};
@@ -1230,18 +1262,47 @@ static void check_resize_interp(void) {
     }
     lumen_image_destroy(va), lumen_image_destroy(vb);
     any_free(&a), any_free(&b), any_free(&want);
+    /* Anti-aliasing: 1-pixel stripes (0, 255) at 1/8 become mid-gray with LANCZOS3 (and AREA);
+     * CUBIC reads 2 of every 8 columns, so it aliases (shown, not a requirement). */
+    for (int m = 0; m < 3; m++) {
+        static const lumen_interp am[] = {LUMEN_INTER_LANCZOS3, LUMEN_INTER_AREA,
+                                          LUMEN_INTER_CUBIC};
+        lumen_image *st = NULL, *sd = NULL;
+        uint8_t *px = NULL;
+        CHECK_OK(lumen_image_create(203, 96, 1, &st));
+        CHECK_OK(lumen_image_create(25, 12, 1, &sd));
+        CHECK_OK(lumen_image_map(st, LUMEN_ACCESS_WRITE, &px));
+        for (int y = 0; y < 96; y++)
+            for (int x = 0; x < 203; x++) px[y * lumen_image_stride(st) + x] = x % 2 ? 255 : 0;
+        CHECK_OK(lumen_resize_interp(ctx, st, sd, am[m]));
+        CHECK_OK(lumen_image_map(sd, LUMEN_ACCESS_READ, &px));
+        int lo = 255, hi = 0;
+        for (int y = 0; y < 12; y++)
+            for (int x = 1; x < 24; x++) { /* the edge columns see a truncated kernel */
+                int v = px[y * lumen_image_stride(sd) + x];
+                lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+            }
+        if (m < 2)
+            CHECK(lo >= 120 && hi <= 135, "resize_interp %d of stripes at 1/8: %d..%d, not ~127",
+                  (int)am[m], lo, hi);
+        lumen_image_destroy(st), lumen_image_destroy(sd);
+    }
     /* bad arguments */
     lumen_image *s = NULL, *d = NULL, *d16 = NULL, *s16 = NULL;
     CHECK_OK(lumen_image_create(6, 4, 3, &s));
     CHECK_OK(lumen_image_create(3, 2, 3, &d));
     CHECK_OK(lumen_image_create_format(3, 2, LUMEN_FORMAT_RGB16, &d16));
     CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB16, &s16));
-    CHECK(lumen_resize_interp(ctx, s, d, (lumen_interp)2) == LUMEN_ERROR_INVALID_ARGUMENT &&
-              strstr(lumen_last_error(), "interp 2") &&
+    CHECK(lumen_resize_interp(ctx, s, d, (lumen_interp)4) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "interp 4") &&
               lumen_resize_interp(ctx, s, d, (lumen_interp)-1) == LUMEN_ERROR_INVALID_ARGUMENT,
           "resize_interp: interp");
-    CHECK(lumen_resize_interp(ctx, s16, d16, LUMEN_INTER_AREA) == LUMEN_ERROR_UNSUPPORTED_FORMAT,
-          "resize_interp: area on 16-bit");
+    CHECK(lumen_resize_interp(ctx, s16, d16, LUMEN_INTER_AREA) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_resize_interp(ctx, s16, d16, LUMEN_INTER_CUBIC) ==
+                  LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_resize_interp(ctx, s16, d16, LUMEN_INTER_LANCZOS3) ==
+                  LUMEN_ERROR_UNSUPPORTED_FORMAT,
+          "resize_interp: area, cubic, lanczos3 on 16-bit");
     CHECK(lumen_resize_interp(ctx, s, d16, LUMEN_INTER_NEAREST) == LUMEN_ERROR_SIZE_MISMATCH &&
               lumen_resize_interp(ctx, NULL, d, LUMEN_INTER_AREA) == LUMEN_ERROR_INVALID_ARGUMENT,
           "resize_interp: format, NULL");

@@ -520,6 +520,114 @@ lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst
     return finish(&call, &a, rc);
 }
 
+static int param_done(lumen__call *call, buf_t *b, int rc, int output);
+
+/* OpenCV's interpolateCubic (A = -0.75), in float as there. */
+static void cubic_coeffs(float x, float c[4]) {
+    const float A = -0.75f;
+    c[0] = ((A * (x + 1) - 5 * A) * (x + 1) + 8 * A) * (x + 1) - 4 * A;
+    c[1] = ((A + 2) * x - (A + 3)) * x * x + 1;
+    c[2] = ((A + 2) * (1 - x) - (A + 3)) * (1 - x) * (1 - x) + 1;
+    c[3] = 1.f - c[0] - c[1] - c[2];
+}
+
+static double lanczos3(double x) {
+    if (x == 0.0) return 1.0;
+    if (!(x > -3.0 && x < 3.0)) return 0.0;
+    double px = 3.14159265358979323846 * x;
+    return 3.0 * sin(px) * sin(px / 3.0) / (px * px);
+}
+
+/* Taps per output of lumen_resize_interp's CUBIC and LANCZOS3 along an axis of in -> out. */
+static int kernel_taps_n(int in, int out, lumen_interp interp) {
+    return interp == LUMEN_INTER_CUBIC ? 4 : 2 * (int)ceil(3.0 * fmax((double)in / out, 1.0)) + 1;
+}
+
+/* Their tables (generators/resize_kernel.cpp): t[2 (n i + k)] the source index of tap k of output
+ * i, t[2 (n i + k) + 1] its weight (CUBIC: Q11, LANCZOS3: Q14). Returns the largest sum of |w|. */
+static int64_t kernel_taps(int32_t *t, int n, int in, int out, lumen_interp interp) {
+    int64_t most = 0;
+    for (int i = 0; i < out; i++) {
+        int32_t *r = t + (size_t)2 * n * i;
+        if (interp == LUMEN_INTER_CUBIC) { /* cv::resize INTER_CUBIC's integers */
+            double scale = 1.0 / ((double)out / in);
+            float fx = (float)((i + 0.5) * scale - 0.5), c[4];
+            int sx = (int)floorf(fx);
+            cubic_coeffs(fx - (float)sx, c);
+            for (int k = 0; k < 4; k++) {
+                int j = sx - 1 + k;
+                r[2 * k] = j < 0 ? 0 : j >= in ? in - 1 : j;
+                r[2 * k + 1] = (int32_t)lrintf(c[k] * 2048.0f);
+            }
+        } else { /* Pillow's LANCZOS taps, weights to Q14 by cumulative rounding */
+            double scale = (double)in / out, f = fmax(scale, 1.0), center = (i + 0.5) * scale;
+            int lo = (int)floor(center - 3.0 * f + 0.5), hi = (int)floor(center + 3.0 * f + 0.5);
+            lo = lo < 0 ? 0 : lo;
+            hi = hi > in ? in : hi;
+            hi = hi - lo > n ? lo + n : hi;
+            double sum = 0.0, cum = 0.0;
+            for (int j = lo; j < hi; j++) sum += lanczos3((j + 0.5 - center) / f);
+            int32_t prev = 0;
+            for (int k = 0; k < n; k++) {
+                int j = lo + k, w = 0;
+                if (j < hi) {
+                    cum += lanczos3((j + 0.5 - center) / f);
+                    int32_t at = j == hi - 1 ? 1 << 14 : (int32_t)floor(cum / sum * 16384.0 + 0.5);
+                    w = at - prev;
+                    prev = at;
+                }
+                r[2 * k] = j < hi ? j : hi - 1;
+                r[2 * k + 1] = w;
+            }
+        }
+        int64_t s = 0;
+        for (int k = 0; k < n; k++) s += r[2 * k + 1] < 0 ? -(int64_t)r[2 * k + 1] : r[2 * k + 1];
+        most = s > most ? s : most;
+    }
+    return most;
+}
+
+/* lumen_resize_interp's CUBIC and LANCZOS3 after the checks. */
+static lumen_status kernel_resize(lumen__call *call, lumen_image *src, lumen_image *dst,
+                                  lumen_interp interp) {
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(resize_kernel);
+    int iw = lumen_image_width(src), ih = lumen_image_height(src);
+    int w = lumen_image_width(dst), h = lumen_image_height(dst);
+    int nx = kernel_taps_n(iw, w, interp), ny = kernel_taps_n(ih, h, interp), rc = 0;
+    int32_t *t = malloc(((size_t)nx * w + (size_t)ny * h) * 2 * sizeof *t);
+    if (!t) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for the tap tables");
+    int64_t sx = kernel_taps(t, nx, iw, w, interp);
+    int64_t sy = kernel_taps(t + (size_t)2 * nx * w, ny, ih, h, interp);
+    /* cubic: rows Q11, columns Q11, shifts 0, 22; Lanczos-3: Q14, Q14, 7, 21 */
+    int rs = interp == LUMEN_INTER_CUBIC ? 0 : 7, fs = interp == LUMEN_INTER_CUBIC ? 22 : 21;
+    lumen_backend b;
+    args_t a;
+    lumen_status st = LUMEN_OK;
+    if ((255 * sy + (1 << rs)) / (1 << rs) * (double)sx + (1 << (fs - 1)) >= 2147483648.0) {
+        /* not seen: the weights' sums of |w| are at most 1.6 */
+        st = lumen__fail(call, LUMEN_ERROR_INTERNAL, "the tap sums could overflow");
+    } else if (!(st = prepare(call, src, dst, 0, &a, &b))) {
+        halide_dimension_t xd[3] = {{0, 2, 1, 0}, {0, nx, 2, 0}, {0, w, 2 * nx, 0}};
+        halide_dimension_t yd[3] = {{0, 2, 1, 0}, {0, ny, 2, 0}, {0, h, 2 * ny, 0}};
+        for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
+            buf_t xb, yb;
+            lumen__buffer_init(&xb, t, 32, 3, xd, halide_buffer_flag_host_dirty);
+            lumen__buffer_init(&yb, t + (size_t)2 * nx * w, 32, 3, yd,
+                               halide_buffer_flag_host_dirty);
+            xb.type.code = yb.type.code = halide_type_int;
+            if (!(rc = plane_select(call, &a, k))) {
+                rc = fns[b](call, a.src, &xb, &yb, rs, fs, a.dst);
+                rc = param_done(call, &yb, param_done(call, &xb, rc, 0), 0);
+            }
+            plane_done(call, &a, rc);
+        }
+        st = finish(call, &a, rc);
+    }
+    free(t);
+    return st;
+}
+
 lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                  lumen_interp interp) {
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
@@ -530,15 +638,20 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
     static const fna_t fnsa[] = LUMEN__TABLE(resize_area);
     if (interp == LUMEN_INTER_LINEAR) return lumen_resize(ctx, src, dst);
     LUMEN__START("lumen_resize_interp", ((shape){ANY_CHANNELS, 0, 0, 0, 0, 1, 1}));
-    if (interp != LUMEN_INTER_NEAREST && interp != LUMEN_INTER_AREA) {
+    bool kernel = interp == LUMEN_INTER_CUBIC || interp == LUMEN_INTER_LANCZOS3;
+    if (interp != LUMEN_INTER_NEAREST && interp != LUMEN_INTER_AREA && !kernel) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
-                           "interp %d (LUMEN_INTER_NEAREST, LINEAR or AREA taken)", (int)interp);
+                           "interp %d (LUMEN_INTER_NEAREST, LINEAR, CUBIC, AREA or LANCZOS3 taken)",
+                           (int)interp);
     }
     int es = elem_size(src), rc = 0;
-    if (interp == LUMEN_INTER_AREA && es != 1) {
+    if (interp != LUMEN_INTER_NEAREST && es != 1) {
         return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
-                           "src is %s: LUMEN_INTER_AREA takes 8-bit formats only",
-                           lumen_format_name(src->format));
+                           "src is %s: LUMEN_INTER_%s takes 8-bit formats only",
+                           lumen_format_name(src->format),
+                           interp == LUMEN_INTER_AREA    ? "AREA"
+                           : interp == LUMEN_INTER_CUBIC ? "CUBIC"
+                                                         : "LANCZOS3");
     }
     int32_t iw = lumen_image_width(src), ih = lumen_image_height(src);
     int32_t w = lumen_image_width(dst), h = lumen_image_height(dst);
@@ -546,6 +659,7 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
      * integers on every target, and its CPU path is 10-30x faster than the general one here. */
     if (interp == LUMEN_INTER_AREA && iw == 2 * w && ih == 2 * h)
         return lumen_resize(ctx, src, dst);
+    if (kernel) return kernel_resize(&call, src, dst, interp);
     LUMEN__PREPARE();
     /* INTER_AREA's case (generators/resize_area.cpp): 1 integer ratios, with OpenCV's float
      * scale 1.f / area (unused otherwise); 2 two taps each way; 0 the others. */

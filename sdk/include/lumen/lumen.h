@@ -372,12 +372,14 @@ LUMEN_API lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src,
  * column, then (wx0 v0 + wx1 v1) / 2048, in float (within 2^-20 relative of the real value). */
 LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
-/** Resize methods of lumen_resize_interp (OpenCV's numbers; 2 and 4, cubic and Lanczos, are not
- * taken yet). */
+/** Resize methods of lumen_resize_interp (OpenCV's numbers; 4, OpenCV's Lanczos-4, is not
+ * taken, and LANCZOS3 is Lumen's own). */
 typedef enum lumen_interp {
-    LUMEN_INTER_NEAREST = 0, /**< nearest pixel centre, OpenCV INTER_NEAREST_EXACT's integers */
-    LUMEN_INTER_LINEAR = 1,  /**< lumen_resize */
-    LUMEN_INTER_AREA = 3     /**< area average (anti-aliased downscale), OpenCV INTER_AREA */
+    LUMEN_INTER_NEAREST = 0,  /**< nearest pixel centre, OpenCV INTER_NEAREST_EXACT's integers */
+    LUMEN_INTER_LINEAR = 1,   /**< lumen_resize */
+    LUMEN_INTER_CUBIC = 2,    /**< bicubic, OpenCV INTER_CUBIC's integer weights (since 1.9) */
+    LUMEN_INTER_AREA = 3,     /**< area average (anti-aliased downscale), OpenCV INTER_AREA */
+    LUMEN_INTER_LANCZOS3 = 64 /**< Lanczos-3, anti-aliased downscale, as Pillow's LANCZOS (1.9) */
 } lumen_interp;
 
 /** Resize to dst's size (any, up or down) by `interp` (since 1.7). src: 1, 3 or 4 channels;
@@ -395,7 +397,21 @@ typedef enum lumen_interp {
  *   c_k of taps 0..k to Q weights by cumulative rounding, W_k = (c_k 2^Q + in / 2) / in (c in
  *   units of 1 / out source pixel), w_k = W_k - W_{k-1}; rows Q14 then v = (sum wy p + 32) >> 6,
  *   columns Q15, out = (sum wx v + 2^22) >> 23: within 1 of the real average (OpenCV's float
- *   weights: within 1 of it too), exact on every target. */
+ *   weights: within 1 of it too), exact on every target.
+ * - CUBIC (8-bit, since 1.9): cv::resize INTER_CUBIC's taps and weights: fx = (float)((i + 0.5)
+ *   in / out - 0.5), sx = floor(fx), taps sx - 1 .. sx + 2 (clamped into the source: replicate),
+ *   weights round(2048 c_k) (ties to even) of OpenCV's interpolateCubic(fx - sx) (A = -0.75, in
+ *   float); rows first, v = sum wy p, then out = saturate((sum wx v + 2^21) >> 22), exact. OpenCV
+ *   4.6's vectorized path rounds its last step in float, so it may differ by 1. Downscales alias
+ *   as OpenCV's do (2 source pixels read of every `in / out`).
+ * - LANCZOS3 (8-bit, since 1.9): Pillow's LANCZOS taps: with s = in / out, f = max(s, 1) and
+ *   center = (i + 0.5) s, sources j in [floor(center - 3f + 0.5), floor(center + 3f + 0.5)) inside
+ *   the image, weighted L((j + 0.5 - center) / f), L(x) = sinc(x) sinc(x / 3) for |x| < 3 (in
+ *   double), normalised to sum 1 and rounded to Q14 by cumulative rounding (they sum to 2^14
+ *   exactly, so flat areas stay flat); rows first, v = (sum wy p + 64) >> 7, then out =
+ *   saturate((sum wx v + 2^20) >> 21), exact on every target. The support grows with the
+ *   downscale ratio (anti-aliased: no aliasing at 1/8); the cost too, O(in / out) taps per
+ *   output. */
 LUMEN_API lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                            lumen_interp interp);
 

@@ -1,0 +1,97 @@
+// resize_kernel: resize by per-output tap tables (bicubic, Lanczos-3), 8-bit. The C wrapper
+// computes the tables (sdk/src/pipelines.c, lumen_resize_interp): tx(0, k, i) the source column
+// of tap k of output column i (inside the source), tx(1, k, i) its weight; ty likewise for rows.
+// Integer sums, the same on every target: rows first, v = (sum_k ty_w p + 2^rs / 2) >> rs, then
+// columns, out = saturate((sum_k tx_w v + 2^fs / 2) >> fs), fs = both weights' Q - rs. The
+// wrapper keeps every sum within 32 bits.
+#include "common.h"
+
+namespace {
+using namespace Halide;
+
+class ResizeKernel : public Generator<ResizeKernel> {
+public:
+    Input<Buffer<uint8_t>> input{"input", 3};
+    Input<Buffer<int32_t>> tx{"tx", 3};
+    Input<Buffer<int32_t>> ty{"ty", 3};
+    Input<int> rs{"rs"};  // the row sums' shift
+    Input<int> fs{"fs"};  // the final shift
+    Output<Buffer<uint8_t>> output{"output", 3};
+
+    void generate() {
+        Var c("c"), x("x"), y("y"), f("f"), o("o"), k("k");
+        Expr in_w = input.dim(1).extent(), in_h = input.dim(2).extent();
+        Expr channels = input.dim(0).extent();
+        Expr nx = tx.dim(1).extent(), ny = ty.dim(1).extent();
+        Expr out_w = tx.dim(2).extent(), out_h = ty.dim(2).extent();
+        Expr half = (1 << rs) >> 1;
+        auto src = [&](Expr cc, Expr xx, Expr yy) {
+            return cast<int32_t>(input(cc, xx, unsafe_promise_clamped(yy, 0, in_h - 1)));
+        };
+        auto finish = [&](Expr s) {
+            return cast<uint8_t>(clamp((s + ((1 << fs) >> 1)) >> fs, 0, 255));
+        };
+        RDom ry(0, ny, "ry"), rx(0, nx, "rx");
+        Func h("h");
+        if (get_target().has_gpu_feature()) {
+            // Per output value, serial loops over its taps: each tap column's sum over the rows,
+            // shifted, then the columns' (the CPU's integers). Two Funcs, not one Tuple update:
+            // Halide 21's GPU lowering let a Tuple's second element read the first's new value.
+            Func col("col");
+            Expr xk = unsafe_promise_clamped(tx(0, k, x), 0, in_w - 1);
+            col(c, k, x, y) = 0;
+            col(c, k, x, y) += ty(1, ry, y) * src(c, xk, ty(0, ry, y));
+            h(c, x, y) = 0;
+            h(c, x, y) += tx(1, rx, x) * ((col(c, rx, x, y) + half) >> rs);
+            output(c, x, y) = finish(h(c, x, y));
+            col.compute_at(h, rx);
+        } else {
+            // Flat rows (f = channels * x + c): per output row, v over the whole source row
+            // (dense), then h per output value o from its taps (gathers), stored dense.
+            Func v("v"), vq("vq"), ot("ot");
+            auto flat = [&](Expr ff, Expr yy) { return src(ff % channels, ff / channels, yy); };
+            v(f, y) = 0;
+            v(f, y) += ty(1, ry, y) * flat(f, ty(0, ry, y));
+            vq(f, y) = (v(f, y) + half) >> rs;
+            Expr ox = o / channels, oc = o % channels;
+            ot(k, o) = {tx(0, k, ox) * channels + oc, tx(1, k, ox)};
+            h(o, y) = 0;
+            Expr at = unsafe_promise_clamped(ot(rx, o)[0], 0, channels * in_w - 1);
+            h(o, y) += ot(rx, o)[1] * vq(at, y);
+            output(c, x, y) = finish(h(channels * x + c, y));
+
+            ot.compute_root().reorder_storage(o, k);  // a tap's entries dense over o
+            Var yo("yo"), yi("yi");
+            int vec = natural_vector_size<int32_t>();
+            v.store_at(output, yo)
+                .compute_at(output, yi)
+                .vectorize(f, vec, TailStrategy::GuardWithIf);
+            v.update().reorder(f, ry, y).vectorize(f, vec, TailStrategy::GuardWithIf);
+            vq.store_at(output, yo)
+                .compute_at(output, yi)
+                .vectorize(f, vec, TailStrategy::GuardWithIf);
+            h.store_at(output, yo)
+                .compute_at(output, yi)
+                .vectorize(o, vec, TailStrategy::GuardWithIf);
+            h.update().reorder(o, rx, y).vectorize(o, vec, TailStrategy::GuardWithIf);
+        }
+
+        lumen::interleaved(input);
+        lumen::interleaved(output);
+        for (auto *t : {&tx, &ty}) {
+            (*t).dim(0).set_bounds(0, 2).dim(0).set_stride(1);
+            (*t).dim(1).set_min(0).dim(1).set_stride(2);
+            (*t).dim(2).set_min(0);
+        }
+        output.dim(0).set_extent(channels);
+        output.dim(1).set_extent(out_w);
+        output.dim(2).set_extent(out_h);
+        lumen::schedule_interleaved(output, channels, out_w, get_target(), c, x, y,
+                                    natural_vector_size<int32_t>(), {1, 3, 4},
+                                    TailStrategy::ShiftInwards, !get_target().has_gpu_feature());
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(ResizeKernel, lumen_resize_kernel)
