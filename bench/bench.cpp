@@ -458,6 +458,32 @@ std::vector<Case> cases() {
                     }}};
         v.push_back(a);
     }
+    // lumen_resize_interp: cubic (cv::resize INTER_CUBIC's integers) and Lanczos-3 (Pillow's
+    // anti-aliased taps; Pillow itself in peer_cv2.py).
+    for (Scale sc : {Scale{1, 2}, {1, 8}, {3, 2}}) {
+        std::string p = "x" + std::to_string(sc.num) + "/" + std::to_string(sc.den);
+        Case c{"resize_cubic", p, {1, 3, 4}, sc.num, sc.den};
+        c.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_CUBIC); };
+        c.peers = {{"cv::resize INTER_CUBIC", kCv, 1, false, true,
+                    "the same taps and Q11 weights; OpenCV's vectorized last step rounds in float",
+                    [](const Img &s, Img &d) {
+                        cv::Mat o = d.mat();
+                        cv::resize(s.mat(), o, o.size(), 0, 0, cv::INTER_CUBIC);
+                        return true;
+                    }}};
+        v.push_back(c);
+        Case l{"resize_lanczos3", p, {1, 3, 4}, sc.num, sc.den};
+        l.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_LANCZOS3); };
+        l.peers = {{"vips_resize kernel lanczos3", vv, 2, true, false,
+                    "libvips' own: downscales box-shrink first, then Lanczos-3 over the rest",
+                    [](const Img &s, Img &d) {
+                        return vips_run(s, d, [&s, &d](VipsImage *in, VipsImage **t) {
+                            return vips_resize(in, &t[0], double(d.w) / s.w, "vscale", double(d.h) / s.h,
+                                               "kernel", VIPS_KERNEL_LANCZOS3, nullptr) ? nullptr : t[0];
+                        });
+                    }}};
+        v.push_back(l);
+    }
     {
         Case c{"yuv_to_rgb", "NV12 BT.601 limited", {3, 4}};
         c.nv12 = true;

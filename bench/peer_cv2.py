@@ -9,6 +9,8 @@ import csv, ctypes, math, sys, time
 
 import cv2
 import numpy as np
+import PIL
+from PIL import Image
 
 raw, so, out_path = sys.argv[1:4]
 budget = 0.08
@@ -55,6 +57,9 @@ def wrap(a):
     return h
 
 
+INTERP = {"resize_nearest": 0, "resize_cubic": 2, "resize_area": 3, "resize_lanczos3": 64}
+
+
 def lumen(name, params, src, dst):
     if name == "yuv_to_rgb":  # src: NV12 (Y rows, then UV rows), BT.601 limited
         w, h = src.shape[1], src.shape[0] * 2 // 3
@@ -66,8 +71,8 @@ def lumen(name, params, src, dst):
         return
     s, d = wrap(src), wrap(dst)
     p = params.split()
-    if name in ("resize_nearest", "resize_area"):  # lumen_resize_interp: 0 nearest, 3 area
-        args, name = ((0 if name == "resize_nearest" else 3),), "resize_interp"
+    if name in INTERP:  # lumen_resize_interp
+        args, name = (INTERP[name],), "resize_interp"
     elif name == "box_filter":  # params "KWxKH"
         args = tuple(map(int, params.split("x")))
     else:
@@ -111,7 +116,7 @@ def median_ms(f, ref_ms):  # as bench.cpp's median_ms: 1 run for a call over 3x 
     return sorted(t)[n // 2] * 1e3
 
 
-# ---- The cv2 equivalents: (name, tolerance, make(src, dst, params) -> callable). Outputs go to
+# ---- The cv2 equivalents: (name, tolerance (< 0: info only, "differs" past -tol), callable). Outputs go to
 # preallocated arrays (dst=), as in bench.cpp; tolerances as there.
 def ops(name, params, src, dst):
     BR = cv2.BORDER_REPLICATE
@@ -154,6 +159,12 @@ def ops(name, params, src, dst):
     if name == "resize_area":
         size = (dst.shape[1], dst.shape[0])
         return [("cv2.resize INTER_AREA", 1, lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_AREA))]
+    if name == "resize_cubic":
+        size = (dst.shape[1], dst.shape[0])
+        return [("cv2.resize INTER_CUBIC", 1, lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_CUBIC))]
+    if name == "resize_lanczos3":  # Pillow rounds and clips its 8-bit intermediate: info only
+        size, im = (dst.shape[1], dst.shape[0]), Image.fromarray(src)
+        return [("PIL resize LANCZOS", -2, lambda: np.copyto(dst, np.asarray(im.resize(size, Image.LANCZOS))))]
     if name == "box_filter":
         k = tuple(map(int, params.split("x")))
         return [(f"cv2.blur {params}", 1, lambda: cv2.blur(src, k, dst=dst, borderType=BR))]
@@ -233,7 +244,9 @@ for name, params, size, fmt in cases:
             dst[...] = 0
             ms = median_ms(fn, lm)
             diff = int(np.max(np.abs(dst.astype(np.int16) - ref.astype(np.int16))))
-            emit("pipeline", name, params, size, fmt, t, variant, f"{lm:.6g}", f"{ms:.6g}", other, ver,
-                 "ok" if diff <= tol else "FAIL", diff, tol, f"{ms / lm:.4f}", "x peer/Lumen", "",
+            m = "ok" if diff <= abs(tol) else "differs" if tol < 0 else "FAIL"  # tol < 0: info only
+            pv = f"{PIL.__version__} (PyPI)" if other.startswith("PIL") else ver
+            emit("pipeline", name, params, size, fmt, t, variant, f"{lm:.6g}", f"{ms:.6g}", other, pv,
+                 m, diff, abs(tol), f"{ms / lm:.4f}", "x peer/Lumen", "",
                  "from Python, numpy arrays, dst= preallocated")
 print(f"peer_cv2.py ({variant}): {time.perf_counter() - t_start:.0f} s", file=sys.stderr)

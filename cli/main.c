@@ -588,6 +588,8 @@ static const char *const demos[][2] = {
     {"gaussian_blur", "gaussian_blur:sigma=3"},
     {"resize", "resize:w=320"},
     {"resize_area", "resize:scale=0.125:interp=3"},
+    {"resize_lanczos3", "resize:scale=0.3:interp=64"},
+    {"resize_cubic", "resize:scale=2:interp=2"},
     {"sobel", "grayscale,sobel"},
     {"unsharp_mask", "unsharp_mask:sigma=2:amount=2.5"},
     {"flip", "flip"},

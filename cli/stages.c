@@ -30,6 +30,7 @@ typedef struct {
     const char *range;
 } param;
 
+#define INTERPS "0 (nearest), 1 (linear), 2 (cubic), 3 (area) or 64 (lanczos3)"
 #define SIGMA \
   { "sigma", 2.0, LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX, 0, "a number in 0.5..16" }
 #define SIZE(k) \
@@ -49,9 +50,9 @@ static const struct {
      {SIZE("w"),
       SIZE("h"),
       {"scale", 0, 1e-6, 1e4, 0, "a number > 0 (up to 10000)"},
-      {"interp", 1, 0, 3, 1, "0 (nearest), 1 (linear) or 3 (area)"}},
+      {"interp", 1, 0, 64, 1, INTERPS}},
      "w=W h=H (1..65535) or scale=S (> 0); one of w, h keeps the aspect; interp=1: 0 nearest, "
-     "1 linear, 3 area (OpenCV's numbers)"},
+     "1 linear, 2 cubic, 3 area (OpenCV's numbers), 64 Lanczos-3"},
     {"sobel", {{NULL}}, "(no parameters; gray in: put grayscale before it)"},
     {"unsharp_mask",
      {SIGMA, {"amount", 1.5, 0, LUMEN_AMOUNT_MAX, 0, "a number in 0..16"}},
@@ -143,8 +144,9 @@ int stage_check(const stage *s, char *err, size_t err_size) {
         return -1;
     }
     if (s->pipeline != RESIZE) return 0;
-    if (s->values[3] == 2)
-        snprintf(err, err_size, "resize: interp=2: must be 0 (nearest), 1 (linear) or 3 (area)");
+    double m = s->values[3];
+    if (m != 0 && m != 1 && m != 2 && m != 3 && m != 64)
+        snprintf(err, err_size, "resize: interp=%g: must be %s", m, INTERPS);
     else if (s->given[2] && (s->given[0] || s->given[1]))
         snprintf(err, err_size, "resize: scale= conflicts with w=/h=: give scale, or w and/or h");
     else if (!s->given[0] && !s->given[1] && !s->given[2])

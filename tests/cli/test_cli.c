@@ -62,7 +62,9 @@ static void check_run(void) {
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
-    for (int m = 0; m <= 3; m += 3) { /* nearest, area: 67x45 to about 1/3 (15 = 45 / 3 exactly) */
+    static const int interps[] = {0, 2, 3, 64}; /* nearest, cubic, area, Lanczos-3 */
+    for (int i = 0; i < 4; i++) { /* 67x45 to about 1/3 (15 = 45 / 3 exactly) */
+        int m = interps[i];
         char cmd[96];
         want = new_like(rgb, 22, 15, 0);
         lumen_resize_interp(NULL, rgb, want, (lumen_interp)m);
@@ -195,7 +197,8 @@ static void check_info_demo(void) {
     const char *files[] = {
         "sample",       "levels", "grayscale",   "gaussian_blur", "resize",     "sobel",
         "unsharp_mask", "flip",   "rotate",      "threshold",     "morphology", "median",
-        "warp_affine",  "chain",  "resize_area", "equalize_hist", "box_filter"};
+        "warp_affine",  "chain",  "resize_area", "equalize_hist", "box_filter",
+        "resize_lanczos3", "resize_cubic"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);
