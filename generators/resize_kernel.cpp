@@ -16,6 +16,7 @@ public:
     Input<Buffer<int32_t>> ty{"ty", 3};
     Input<int> rs{"rs"};  // the row sums' shift
     Input<int> fs{"fs"};  // the final shift
+    Input<bool> four{"four"};  // 4 taps each way (CUBIC): the CPU's sums written out
     Output<Buffer<uint8_t>> output{"output", 3};
 
     void generate() {
@@ -58,7 +59,21 @@ public:
             h(o, y) = 0;
             Expr at = unsafe_promise_clamped(ot(rx, o)[0], 0, channels * in_w - 1);
             h(o, y) += ot(rx, o)[1] * vq(at, y);
-            output(c, x, y) = finish(h(channels * x + c, y));
+            // Four taps each way: the same sums written out, v4 one pass over the four source
+            // rows, the columns' sum an expression (no accumulation passes over v and h).
+            Func v4("v4");
+            auto row = [&](int kk) { return ty(1, kk, y) * flat(f, ty(0, kk, y)); };
+            v4(f, y) = (row(0) + row(1) + row(2) + row(3) + half) >> rs;
+            Expr h4 = 0, p4 = 0;
+            for (int kk = 0; kk < 4; kk++) {
+                Expr a = unsafe_promise_clamped(ot(kk, o)[0], 0, channels * in_w - 1);
+                h4 += ot(kk, o)[1] * v4(a, y);
+                // 4 channels: per output pixel, its channels one dense 4-lane load per tap
+                Expr px = unsafe_promise_clamped(tx(0, kk, x), 0, in_w - 1);
+                p4 += tx(1, kk, x) * v4(px * channels + c, y);
+            }
+            h4 = select(channels == 4, p4, substitute(o.name(), channels * x + c, h4));
+            output(c, x, y) = finish(select(four, h4, h(channels * x + c, y)));
 
             ot.compute_root().reorder_storage(o, k);  // a tap's entries dense over o
             Var yo("yo"), yi("yi");
@@ -74,6 +89,9 @@ public:
                 .compute_at(output, yi)
                 .vectorize(o, vec, TailStrategy::GuardWithIf);
             h.update().reorder(o, rx, y).vectorize(o, vec, TailStrategy::GuardWithIf);
+            v4.store_at(output, yo)
+                .compute_at(output, yi)
+                .vectorize(f, vec, TailStrategy::GuardWithIf);
         }
 
         lumen::interleaved(input);
@@ -86,9 +104,22 @@ public:
         output.dim(0).set_extent(channels);
         output.dim(1).set_extent(out_w);
         output.dim(2).set_extent(out_h);
-        lumen::schedule_interleaved(output, channels, out_w, get_target(), c, x, y,
-                                    natural_vector_size<int32_t>(), {1, 3, 4},
-                                    TailStrategy::ShiftInwards, !get_target().has_gpu_feature());
+        bool gpu = get_target().has_gpu_feature();
+        int vec = natural_vector_size<int32_t>();
+        if (!gpu) {
+            Stage four_taps = output.specialize(four);
+            Var yo("yo"), yi("yi"), xo("xo"), xi("xi");
+            Stage px = four_taps.specialize(channels == 4);  // per pixel, c vectorized
+            px.reorder(c, x, y)
+                .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+                .parallel(yo)
+                .vectorize(c, 4);
+            px.specialize(out_w >= 2).split(x, xo, xi, 2, TailStrategy::ShiftInwards).unroll(xi);
+            lumen::schedule_interleaved(four_taps, channels, out_w, get_target(), c, x, y, vec,
+                                        {1, 3}, TailStrategy::ShiftInwards, true);
+        }
+        lumen::schedule_interleaved(output, channels, out_w, get_target(), c, x, y, vec,
+                                    {1, 3, 4}, TailStrategy::ShiftInwards, !gpu);
     }
 };
 

@@ -590,7 +590,7 @@ static int64_t kernel_taps(int32_t *t, int n, int in, int out, lumen_interp inte
 /* lumen_resize_interp's CUBIC and LANCZOS3 after the checks. */
 static lumen_status kernel_resize(lumen__call *call, lumen_image *src, lumen_image *dst,
                                   lumen_interp interp) {
-    typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, bool, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(resize_kernel);
     int iw = lumen_image_width(src), ih = lumen_image_height(src);
     int w = lumen_image_width(dst), h = lumen_image_height(dst);
@@ -617,7 +617,7 @@ static lumen_status kernel_resize(lumen__call *call, lumen_image *src, lumen_ima
                                halide_buffer_flag_host_dirty);
             xb.type.code = yb.type.code = halide_type_int;
             if (!(rc = plane_select(call, &a, k))) {
-                rc = fns[b](call, a.src, &xb, &yb, rs, fs, a.dst);
+                rc = fns[b](call, a.src, &xb, &yb, rs, fs, nx == 4 && ny == 4, a.dst);
                 rc = param_done(call, &yb, param_done(call, &xb, rc, 0), 0);
             }
             plane_done(call, &a, rc);
