@@ -487,7 +487,7 @@ void ref_resize_area(ref_wide s, ref_wide d) {
 
 /* The weight of source index j in output i of in -> out (lumen.h's CUBIC and LANCZOS3, every tap
  * that reads j: a clamped cubic tap adds to the edge's weight). */
-static int64_t kernel_w(int i, int j, int in, int out, int lanczos) {
+static int64_t kernel_w(int i, int j, int in, int out, int lanczos, int q) {
     int64_t w = 0;
     if (!lanczos) {
         double scale = 1.0 / ((double)out / in);
@@ -501,7 +501,7 @@ static int64_t kernel_w(int i, int j, int in, int out, int lanczos) {
         for (int k = 0; k < 4; k++) {
             int t = sx - 1 + k;
             t = t < 0 ? 0 : t > in - 1 ? in - 1 : t;
-            if (t == j) w += (int64_t)lrintf(c[k] * 2048.0f);
+            if (t == j) w += (int64_t)lrintf(c[k] * (float)(1 << q));
         }
         return w;
     }
@@ -518,18 +518,19 @@ static int64_t kernel_w(int i, int j, int in, int out, int lanczos) {
         if (t < j) below += l;
         if (t <= j) upto += l;
     }
-    int64_t b = j == lo ? 0 : (int64_t)floor(below / sum * 16384 + 0.5);
-    int64_t u = j == hi - 1 ? 16384 : (int64_t)floor(upto / sum * 16384 + 0.5);
+    int64_t b = j == lo ? 0 : (int64_t)floor(below / sum * (1 << q) + 0.5);
+    int64_t u = j == hi - 1 ? 1 << q : (int64_t)floor(upto / sum * (1 << q) + 0.5);
     return u - b;
 }
 
 void ref_resize_kernel(ref_wide s, ref_wide d, int lanczos) {
-    int rs = lanczos ? 7 : 0, fs = lanczos ? 21 : 22;
+    int wide = s.elem == 2, q = wide ? 20 : lanczos ? 14 : 11, rs = wide ? 12 : lanczos ? 7 : 0;
+    int fs = 2 * q - rs;
     int64_t *wx = malloc(sizeof *wx * d.w * s.w), *wy = malloc(sizeof *wy * d.h * s.h);
     for (int x = 0; x < d.w; x++)
-        for (int i = 0; i < s.w; i++) wx[x * s.w + i] = kernel_w(x, i, s.w, d.w, lanczos);
+        for (int i = 0; i < s.w; i++) wx[x * s.w + i] = kernel_w(x, i, s.w, d.w, lanczos, q);
     for (int y = 0; y < d.h; y++)
-        for (int j = 0; j < s.h; j++) wy[y * s.h + j] = kernel_w(y, j, s.h, d.h, lanczos);
+        for (int j = 0; j < s.h; j++) wy[y * s.h + j] = kernel_w(y, j, s.h, d.h, lanczos, q);
     for (int y = 0; y < d.h; y++)
         for (int x = 0; x < d.w; x++)
             for (int ch = 0; ch < s.c; ch++) {
@@ -541,10 +542,10 @@ void ref_resize_kernel(ref_wide s, ref_wide d, int lanczos) {
                         int64_t b = wy[y * s.h + j];
                         if (b) v += b * (int64_t)any_get(s, i, j, ch);
                     }
-                    tot += a * ((v + ((1 << rs) >> 1)) >> rs);
+                    tot += a * ((v + (((int64_t)1 << rs) >> 1)) >> rs);
                 }
-                int64_t r = (tot + (1 << (fs - 1))) >> fs;
-                any_set(d, x, y, ch, (double)(r < 0 ? 0 : r > 255 ? 255 : r));
+                int64_t r = (tot + ((int64_t)1 << (fs - 1))) >> fs, top = s.elem == 2 ? 65535 : 255;
+                any_set(d, x, y, ch, (double)(r < 0 ? 0 : r > top ? top : r));
             }
     free(wx), free(wy);
 }

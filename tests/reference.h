@@ -41,7 +41,8 @@ void ref_warp_affine(ref_wide src, ref_wide dst, const double m[6], int inverse,
 /* lumen_resize_interp: NEAREST (any element size) and AREA (8-bit) from lumen.h's formulas. */
 void ref_resize_nearest(ref_wide src, ref_wide dst);
 void ref_resize_area(ref_wide src, ref_wide dst);
-/* CUBIC (lanczos 0) and LANCZOS3 (8-bit), over every source pixel with its merged weight. */
+/* CUBIC (lanczos 0) and LANCZOS3 (8- and 16-bit), over every source pixel with its merged
+ * weight. */
 void ref_resize_kernel(ref_wide src, ref_wide dst, int lanczos);
 /* 8-bit images in a ref_wide: lumen_histogram (counts[ch * 256 + v]), lumen_lut (table per
  * channel, or one for all) and lumen_equalize_hist (gray), from lumen.h's definitions. */

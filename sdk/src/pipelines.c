@@ -544,8 +544,8 @@ static int kernel_taps_n(int in, int out, lumen_interp interp) {
 }
 
 /* Their tables (generators/resize_kernel.cpp): t[2 (n i + k)] the source index of tap k of output
- * i, t[2 (n i + k) + 1] its weight (CUBIC: Q11, LANCZOS3: Q14). Returns the largest sum of |w|. */
-static int64_t kernel_taps(int32_t *t, int n, int in, int out, lumen_interp interp) {
+ * i, t[2 (n i + k) + 1] its weight in Q(q). Returns the largest sum of |w|. */
+static int64_t kernel_taps(int32_t *t, int n, int in, int out, lumen_interp interp, int q) {
     int64_t most = 0;
     for (int i = 0; i < out; i++) {
         int32_t *r = t + (size_t)2 * n * i;
@@ -557,9 +557,9 @@ static int64_t kernel_taps(int32_t *t, int n, int in, int out, lumen_interp inte
             for (int k = 0; k < 4; k++) {
                 int j = sx - 1 + k;
                 r[2 * k] = j < 0 ? 0 : j >= in ? in - 1 : j;
-                r[2 * k + 1] = (int32_t)lrintf(c[k] * 2048.0f);
+                r[2 * k + 1] = (int32_t)lrintf(c[k] * (float)(1 << q));
             }
-        } else { /* Pillow's LANCZOS taps, weights to Q14 by cumulative rounding */
+        } else { /* Pillow's LANCZOS taps, weights to Q(q) by cumulative rounding */
             double scale = (double)in / out, f = fmax(scale, 1.0), center = (i + 0.5) * scale;
             int lo = (int)floor(center - 3.0 * f + 0.5), hi = (int)floor(center + 3.0 * f + 0.5);
             lo = lo < 0 ? 0 : lo;
@@ -572,7 +572,7 @@ static int64_t kernel_taps(int32_t *t, int n, int in, int out, lumen_interp inte
                 int j = lo + k, w = 0;
                 if (j < hi) {
                     cum += lanczos3((j + 0.5 - center) / f);
-                    int32_t at = j == hi - 1 ? 1 << 14 : (int32_t)floor(cum / sum * 16384.0 + 0.5);
+                    int32_t at = j == hi - 1 ? 1 << q : (int32_t)floor(ldexp(cum / sum, q) + 0.5);
                     w = at - prev;
                     prev = at;
                 }
@@ -591,20 +591,24 @@ static int64_t kernel_taps(int32_t *t, int n, int in, int out, lumen_interp inte
 static lumen_status kernel_resize(lumen__call *call, lumen_image *src, lumen_image *dst,
                                   lumen_interp interp) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *, buf_t *, int32_t, int32_t, bool, buf_t *);
-    static const fn_t fns[] = LUMEN__TABLE(resize_kernel);
-    int iw = lumen_image_width(src), ih = lumen_image_height(src);
+    static const fn_t fns[] = LUMEN__TABLE(resize_kernel),
+                      fns16[] = LUMEN__TABLE(resize_kernel_u16);
+    int iw = lumen_image_width(src), ih = lumen_image_height(src), wide = elem_size(src) == 2;
     int w = lumen_image_width(dst), h = lumen_image_height(dst);
     int nx = kernel_taps_n(iw, w, interp), ny = kernel_taps_n(ih, h, interp), rc = 0;
     int32_t *t = malloc(((size_t)nx * w + (size_t)ny * h) * 2 * sizeof *t);
     if (!t) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for the tap tables");
-    int64_t sx = kernel_taps(t, nx, iw, w, interp);
-    int64_t sy = kernel_taps(t + (size_t)2 * nx * w, ny, ih, h, interp);
-    /* cubic: rows Q11, columns Q11, shifts 0, 22; Lanczos-3: Q14, Q14, 7, 21 */
-    int rs = interp == LUMEN_INTER_CUBIC ? 0 : 7, fs = interp == LUMEN_INTER_CUBIC ? 22 : 21;
+    /* weights Q(q), shifts rs, fs: 8-bit cubic Q11, 0, 22; 8-bit Lanczos-3 Q14, 7, 21; 16-bit
+     * (64-bit sums) Q20, 12, 28 */
+    int q = wide ? 20 : interp == LUMEN_INTER_CUBIC ? 11 : 14;
+    int rs = wide ? 12 : interp == LUMEN_INTER_CUBIC ? 0 : 7, fs = 2 * q - rs;
+    int64_t sx = kernel_taps(t, nx, iw, w, interp, q);
+    int64_t sy = kernel_taps(t + (size_t)2 * nx * w, ny, ih, h, interp, q);
     lumen_backend b;
     args_t a;
     lumen_status st = LUMEN_OK;
-    if ((255 * sy + (1 << rs)) / (1 << rs) * (double)sx + (1 << (fs - 1)) >= 2147483648.0) {
+    /* 8-bit sums within 32 bits (16-bit ones are 64-bit) */
+    if (!wide && (255.0 * sy + (1 << rs)) / (1 << rs) * sx + (1 << (fs - 1)) >= 2147483648.0) {
         /* not seen: the weights' sums of |w| are at most 1.6 */
         st = lumen__fail(call, LUMEN_ERROR_INTERNAL, "the tap sums could overflow");
     } else if (!(st = prepare(call, src, dst, 0, &a, &b))) {
@@ -617,7 +621,8 @@ static lumen_status kernel_resize(lumen__call *call, lumen_image *src, lumen_ima
                                halide_buffer_flag_host_dirty);
             xb.type.code = yb.type.code = halide_type_int;
             if (!(rc = plane_select(call, &a, k))) {
-                rc = fns[b](call, a.src, &xb, &yb, rs, fs, nx == 4 && ny == 4, a.dst);
+                rc = (wide ? fns16 : fns)[b](call, a.src, &xb, &yb, rs, fs, nx == 4 && ny == 4,
+                                             a.dst);
                 rc = param_done(call, &yb, param_done(call, &xb, rc, 0), 0);
             }
             plane_done(call, &a, rc);
@@ -645,13 +650,14 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
                            (int)interp);
     }
     int es = elem_size(src), rc = 0;
-    if (interp != LUMEN_INTER_NEAREST && es != 1) {
+    if ((interp == LUMEN_INTER_AREA && es != 1) || (kernel && es == 4)) {
         return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
-                           "src is %s: LUMEN_INTER_%s takes 8-bit formats only",
+                           "src is %s: LUMEN_INTER_%s takes %s formats only",
                            lumen_format_name(src->format),
                            interp == LUMEN_INTER_AREA    ? "AREA"
                            : interp == LUMEN_INTER_CUBIC ? "CUBIC"
-                                                         : "LANCZOS3");
+                                                         : "LANCZOS3",
+                           kernel ? "8- and 16-bit" : "8-bit");
     }
     int32_t iw = lumen_image_width(src), ih = lumen_image_height(src);
     int32_t w = lumen_image_width(dst), h = lumen_image_height(dst);

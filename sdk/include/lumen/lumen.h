@@ -377,7 +377,7 @@ LUMEN_API lumen_status lumen_resize(lumen_context *ctx, lumen_image *src, lumen_
 typedef enum lumen_interp {
     LUMEN_INTER_NEAREST = 0,  /**< nearest pixel centre, OpenCV INTER_NEAREST_EXACT's integers */
     LUMEN_INTER_LINEAR = 1,   /**< lumen_resize */
-    LUMEN_INTER_CUBIC = 2,    /**< bicubic, OpenCV INTER_CUBIC's integer weights (since 1.9) */
+    LUMEN_INTER_CUBIC = 2,    /**< bicubic, OpenCV INTER_CUBIC's weights (since 1.9) */
     LUMEN_INTER_AREA = 3,     /**< area average (anti-aliased downscale), OpenCV INTER_AREA */
     LUMEN_INTER_LANCZOS3 = 64 /**< Lanczos-3, anti-aliased downscale, as Pillow's LANCZOS (1.9) */
 } lumen_interp;
@@ -398,20 +398,26 @@ typedef enum lumen_interp {
  *   units of 1 / out source pixel), w_k = W_k - W_{k-1}; rows Q14 then v = (sum wy p + 32) >> 6,
  *   columns Q15, out = (sum wx v + 2^22) >> 23: within 1 of the real average (OpenCV's float
  *   weights: within 1 of it too), exact on every target.
- * - CUBIC (8-bit, since 1.9): cv::resize INTER_CUBIC's taps and weights: fx = (float)((i + 0.5)
- *   in / out - 0.5), sx = floor(fx), taps sx - 1 .. sx + 2 (clamped into the source: replicate),
- *   weights round(2048 c_k) (ties to even) of OpenCV's interpolateCubic(fx - sx) (A = -0.75, in
- *   float); rows first, v = sum wy p, then out = saturate((sum wx v + 2^21) >> 22), exact. OpenCV
- *   4.6's vectorized path rounds its last step in float, so it may differ by 1. Downscales alias
- *   as OpenCV's do (2 source pixels read of every `in / out`).
- * - LANCZOS3 (8-bit, since 1.9): Pillow's LANCZOS taps: with s = in / out, f = max(s, 1) and
- *   center = (i + 0.5) s, sources j in [floor(center - 3f + 0.5), floor(center + 3f + 0.5)) inside
- *   the image, weighted L((j + 0.5 - center) / f), L(x) = sinc(x) sinc(x / 3) for |x| < 3 (in
- *   double), normalised to sum 1 and rounded to Q14 by cumulative rounding (they sum to 2^14
+ * - CUBIC (8- and 16-bit, since 1.9): cv::resize INTER_CUBIC's taps and 8-bit weights:
+ *   fx = (float)((i + 0.5) in / out - 0.5), sx = floor(fx), taps sx - 1 .. sx + 2 (clamped into
+ *   the source: replicate), weights round(2048 c_k) (ties to even) of OpenCV's
+ *   interpolateCubic(fx - sx) (A = -0.75, in float); rows first, v = sum wy p, then out =
+ *   saturate((sum wx v + 2^21) >> 22), exact. OpenCV's vectorized 8-bit path rounds its last
+ *   step in float, so it may differ by 1. Downscales alias as OpenCV's do (4 taps per output
+ *   whatever the ratio). 16-bit: see below.
+ * - LANCZOS3 (8- and 16-bit, since 1.9): Pillow's LANCZOS taps: with s = in / out, f = max(s, 1)
+ *   and center = (i + 0.5) s, sources j in [floor(center - 3f + 0.5), floor(center + 3f + 0.5))
+ *   inside the image, weighted L((j + 0.5 - center) / f), L(x) = sinc(x) sinc(x / 3) for |x| < 3
+ *   (in double), normalised to sum 1 and rounded to Q14 by cumulative rounding (they sum to 2^14
  *   exactly, so flat areas stay flat); rows first, v = (sum wy p + 64) >> 7, then out =
- *   saturate((sum wx v + 2^20) >> 21), exact on every target. The support grows with the
- *   downscale ratio (anti-aliased: no aliasing at 1/8); the cost too, O(in / out) taps per
- *   output. */
+ *   saturate((sum wx v + 2^20) >> 21), exact on every target; within 1 of the real-valued
+ *   Lanczos-3 (clamped to the range). The support grows with the downscale ratio (anti-aliased:
+ *   no aliasing at 1/8), and so does the cost, O(in / out) taps per output.
+ * - CUBIC and LANCZOS3 on 16-bit: the same taps with weights in Q20 (cubic: round(2^20 c_k)),
+ *   v = (sum wy p + 2^11) >> 12, out = saturate((sum wx v + 2^27) >> 28), in 64-bit integers:
+ *   exact, within 1 of the real-valued result (OpenCV's 16-bit cubic has float weights).
+ * Errors: those of every pipeline, INVALID_ARGUMENT for an interp not listed, UNSUPPORTED_FORMAT
+ * for AREA on 16-bit or float and CUBIC, LANCZOS3 on float formats. */
 LUMEN_API lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                            lumen_interp interp);
 
