@@ -80,8 +80,8 @@ static size_t differ(lumen_image *a, lumen_image *b) {
  * the layout, a the space; 8: a the op, b the kernel's width and height; 9: a the size; 10: a the
  * angle of a rotation about the centre with scale 0.9, b the border; 11 equalize_hist, 12 lut with
  * a table per channel; 13 resize_interp nearest, 14 area, to dw x dh; 15 box_filter a x b; 16
- * filter2d, 17 sep_filter with a x a taps); view: src and dst are views inside larger images (2:
- * isolated). */
+ * filter2d, 17 sep_filter with a x a taps; 18 resize_interp cubic, 19 Lanczos-3, to dw x dh);
+ * view: src and dst are views inside larger images (2: isolated). */
 typedef struct {
     int k;
     lumen_format f;
@@ -92,7 +92,8 @@ typedef struct {
 static const char *const names[] = {
     "levels",     "grayscale",      "gaussian_blur", "resize",     "sobel",       "unsharp_mask",
     "yuv_to_rgb", "rgb_to_yuv",     "morphology",    "median",     "warp_affine", "equalize_hist",
-    "lut",        "resize_nearest", "resize_area",   "box_filter", "filter2d",    "sep_filter"};
+    "lut",        "resize_nearest", "resize_area",   "box_filter", "filter2d",    "sep_filter",
+    "resize_cubic", "resize_lanczos3"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
 enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
 enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
@@ -168,6 +169,11 @@ static const tcase cases[] = {
     {16, BGRA, 1001, 777, 0, 0, 15, 0, 1},
     {17, RGB, 1920, 1080, 0, 0, 7, 0, 0},
     {16, RGB16, 1001, 777, 0, 0, 3, 0, 0},
+    {18, RGB, 1920, 1080, 2880, 1620, 0, 0, 0},
+    {18, RGBA, 1001, 777, 500, 388, 0, 0, 1},
+    {19, RGB, 1920, 1080, 640, 360, 0, 0, 0},
+    {19, RGB16, 1001, 777, 1500, 1100, 0, 0, 0},
+    {19, G, 3840, 2160, 480, 270, 0, 0, 0},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */
@@ -222,8 +228,12 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
         }
         case 13:
         case 14:
-            return lumen_resize_interp(ctx, src, dst,
-                                       t->k == 13 ? LUMEN_INTER_NEAREST : LUMEN_INTER_AREA);
+        case 18:
+        case 19: {
+            static const lumen_interp m[] = {LUMEN_INTER_NEAREST, LUMEN_INTER_AREA, 0, 0, 0, 0,
+                                             LUMEN_INTER_CUBIC, LUMEN_INTER_LANCZOS3};
+            return lumen_resize_interp(ctx, src, dst, m[t->k - 13]);
+        }
         case 15:
             return lumen_box_filter(ctx, src, dst, (int)t->a, (int)t->b);
         case 16:
@@ -292,7 +302,7 @@ static size_t compare(const tcase *t, lumen_context *gpu, lumen_context *cpu, un
 static void describe(const tcase *t, char *s, size_t n) {
     static const char *const layouts[] = {"", "NV12", "NV21", "I420"};
     int o = snprintf(s, n, "%s %s %dx%d", names[t->k], lumen_format_name(t->f), t->w, t->h);
-    if (t->k == 3 || t->k == 13 || t->k == 14)
+    if (t->k == 3 || t->k == 13 || t->k == 14 || t->k == 18 || t->k == 19)
         o += snprintf(s + o, n - o, " -> %dx%d", t->dw, t->dh);
     if (t->k == 2 || t->k == 5) o += snprintf(s + o, n - o, ", sigma %g", t->a);
     if (t->k == 6 || t->k == 7)
@@ -342,6 +352,8 @@ static const tcase timings[] = {
     {15, RGB, 3840, 2160, 0, 0, 15, 15, 0},
     {16, RGB, 3840, 2160, 0, 0, 5, 0, 0},
     {17, RGB, 3840, 2160, 0, 0, 7, 0, 0},
+    {18, RGB, 3840, 2160, 1920, 1080, 0, 0, 0},
+    {19, RGB, 3840, 2160, 1280, 720, 0, 0, 0},
 };
 
 static void chain(lumen_context *ctx, lumen_image *src, lumen_image *t[3], lumen_image *dst) {
