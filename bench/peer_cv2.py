@@ -163,6 +163,8 @@ def ops(name, params, src, dst):
         size = (dst.shape[1], dst.shape[0])
         return [("cv2.resize INTER_CUBIC", 1, lambda: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_CUBIC))]
     if name == "resize_lanczos3":  # Pillow rounds and clips its 8-bit intermediate: info only
+        if src.ndim == 3 and src.shape[2] == 4:  # Pillow premultiplies RGBA: another operation
+            return []
         size, im = (dst.shape[1], dst.shape[0]), Image.fromarray(src)
         return [("PIL resize LANCZOS", -2, lambda: np.copyto(dst, np.asarray(im.resize(size, Image.LANCZOS))))]
     if name == "box_filter":

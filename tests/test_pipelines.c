@@ -1183,7 +1183,7 @@ static void real_taps(int i, int in, int out, int lanczos, double *w, int *lo, i
 /* The real-valued CUBIC or LANCZOS3 result at (x, y, c) of s resized to ow x oh, clamped to
  * the element's range (taps outside the source read its edge). */
 static double kernel_real(ref_wide s, int ow, int oh, int x, int y, int c, int lanczos) {
-    static double wx[4096], wy[4096];
+    static double wx[4096], wy[4096]; /* taps <= max(source size, 4): sources up to 4096 */
     int x0, nx, y0, ny;
     real_taps(x, s.w, ow, lanczos, wx, &x0, &nx);
     real_taps(y, s.h, oh, lanczos, wy, &y0, &ny);
@@ -1204,11 +1204,12 @@ static double kernel_real(ref_wide s, int ow, int oh, int x, int y, int c, int l
 static void check_resize_interp(void) {
     static const lumen_format formats[] = {
         LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_RGB16,
-        LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_RGBA8};
+        LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_RGBA8,
+        LUMEN_FORMAT_RGBA16,  LUMEN_FORMAT_GRAY16};
     static const int sizes[][4] = {{1, 1, 3, 2},       {37, 23, 40, 19}, {64, 50, 32, 25},
                                    {60, 60, 20, 20},   {64, 48, 16, 12}, {90, 40, 30, 20},
                                    {100, 77, 13, 9},   {5, 7, 23, 31},   {8, 8, 1, 1},
-                                   {200, 120, 25, 15}, {70, 3, 9, 2}};
+                                   {200, 120, 25, 15}, {70, 3, 9, 2},    {1000, 3, 1, 1}};
     for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
         lumen_format f = formats[fi];
         const char *fn = lumen_format_name(f);

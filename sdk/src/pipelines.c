@@ -538,9 +538,12 @@ static double lanczos3(double x) {
     return 3.0 * sin(px) * sin(px / 3.0) / (px * px);
 }
 
-/* Taps per output of lumen_resize_interp's CUBIC and LANCZOS3 along an axis of in -> out. */
+/* Taps per output of lumen_resize_interp's CUBIC and LANCZOS3 along an axis of in -> out (a
+ * Lanczos window holds at most `in` sources; at least 4 taps, the generator's fixed-4 path). */
 static int kernel_taps_n(int in, int out, lumen_interp interp) {
-    return interp == LUMEN_INTER_CUBIC ? 4 : 2 * (int)ceil(3.0 * fmax((double)in / out, 1.0)) + 1;
+    if (interp == LUMEN_INTER_CUBIC) return 4;
+    int n = 2 * (int)ceil(3.0 * fmax((double)in / out, 1.0)) + 1;
+    return n < in ? n : in > 4 ? in : 4;
 }
 
 /* Their tables (generators/resize_kernel.cpp): t[2 (n i + k)] the source index of tap k of output

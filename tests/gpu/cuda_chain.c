@@ -229,11 +229,12 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
         case 13:
         case 14:
         case 18:
-        case 19: {
-            static const lumen_interp m[] = {LUMEN_INTER_NEAREST, LUMEN_INTER_AREA, 0, 0, 0, 0,
-                                             LUMEN_INTER_CUBIC, LUMEN_INTER_LANCZOS3};
-            return lumen_resize_interp(ctx, src, dst, m[t->k - 13]);
-        }
+        case 19:
+            return lumen_resize_interp(ctx, src, dst,
+                                       t->k == 13   ? LUMEN_INTER_NEAREST
+                                       : t->k == 14 ? LUMEN_INTER_AREA
+                                       : t->k == 18 ? LUMEN_INTER_CUBIC
+                                                    : LUMEN_INTER_LANCZOS3);
         case 15:
             return lumen_box_filter(ctx, src, dst, (int)t->a, (int)t->b);
         case 16:

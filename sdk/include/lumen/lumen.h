@@ -399,12 +399,12 @@ typedef enum lumen_interp {
  *   columns Q15, out = (sum wx v + 2^22) >> 23: within 1 of the real average (OpenCV's float
  *   weights: within 1 of it too), exact on every target.
  * - CUBIC (8- and 16-bit, since 1.9): cv::resize INTER_CUBIC's taps and 8-bit weights:
- *   fx = (float)((i + 0.5) in / out - 0.5), sx = floor(fx), taps sx - 1 .. sx + 2 (clamped into
- *   the source: replicate), weights round(2048 c_k) (ties to even) of OpenCV's
- *   interpolateCubic(fx - sx) (A = -0.75, in float); rows first, v = sum wy p, then out =
- *   saturate((sum wx v + 2^21) >> 22), exact. OpenCV's vectorized 8-bit path rounds its last
- *   step in float, so it may differ by 1. Downscales alias as OpenCV's do (4 taps per output
- *   whatever the ratio). 16-bit: see below.
+ *   fx = (float)((i + 0.5) s - 0.5) with s = 1 / (out / in) in double (OpenCV's scale),
+ *   sx = floor(fx), taps sx - 1 .. sx + 2 (clamped into the source: replicate), weights
+ *   round(2048 c_k) (ties to even) of OpenCV's interpolateCubic(fx - sx) (A = -0.75, in
+ *   float); rows first, v = sum wy p, then out = saturate((sum wx v + 2^21) >> 22), exact.
+ *   OpenCV's vectorized 8-bit path rounds its last step in float, so it may differ by 1.
+ *   Downscales alias as OpenCV's do (4 taps per output whatever the ratio). 16-bit: below.
  * - LANCZOS3 (8- and 16-bit, since 1.9): Pillow's LANCZOS taps: with s = in / out, f = max(s, 1)
  *   and center = (i + 0.5) s, sources j in [floor(center - 3f + 0.5), floor(center + 3f + 0.5))
  *   inside the image, weighted L((j + 0.5 - center) / f), L(x) = sinc(x) sinc(x / 3) for |x| < 3
