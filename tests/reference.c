@@ -485,10 +485,23 @@ void ref_resize_area(ref_wide s, ref_wide d) {
             }
 }
 
-/* The weight of source index j in output i of in -> out (lumen.h's CUBIC and LANCZOS3, every tap
- * that reads j: a clamped cubic tap adds to the edge's weight). */
-static int64_t kernel_w(int i, int j, int in, int out, int lanczos, int q) {
-    int64_t w = 0;
+double ref_lanczos3_window(int i, int in, int out, double *w, int *lo, int *n) {
+    double s = (double)in / out, f = s > 1.0 ? s : 1.0, center = (i + 0.5) * s, sum = 0;
+    int a = (int)floor(center - 3 * f + 0.5), b = (int)floor(center + 3 * f + 0.5);
+    a = a < 0 ? 0 : a, b = b > in ? in : b;
+    for (int t = a; t < b; t++) {
+        double x = (t + 0.5 - center) / f, px = 3.14159265358979323846 * x;
+        w[t - a] = x == 0 ? 1.0 : fabs(x) < 3 ? 3 * sin(px) * sin(px / 3) / (px * px) : 0;
+        sum += w[t - a];
+    }
+    *lo = a, *n = b - a;
+    return sum;
+}
+
+/* row[j] = the weight of source j in output i of in -> out (lumen.h's CUBIC and LANCZOS3), every
+ * tap that reads j added (a clamped cubic tap adds to the edge's weight); row: in entries, zero.
+ * tmp: room for in doubles. */
+static void kernel_row(int i, int in, int out, int lanczos, int q, int64_t *row, double *tmp) {
     if (!lanczos) {
         double scale = 1.0 / ((double)out / in);
         float fx = (float)((i + 0.5) * scale - 0.5);
@@ -500,37 +513,29 @@ static int64_t kernel_w(int i, int j, int in, int out, int lanczos, int q) {
         c[3] = 1.f - c[0] - c[1] - c[2];
         for (int k = 0; k < 4; k++) {
             int t = sx - 1 + k;
-            t = t < 0 ? 0 : t > in - 1 ? in - 1 : t;
-            if (t == j) w += (int64_t)lrintf(c[k] * (float)(1 << q));
+            row[t < 0 ? 0 : t > in - 1 ? in - 1 : t] += (int64_t)lrintf(c[k] * (float)(1 << q));
         }
-        return w;
+        return;
     }
-    double s = (double)in / out, f = s > 1.0 ? s : 1.0, center = (i + 0.5) * s;
-    int lo = (int)floor(center - 3 * f + 0.5), hi = (int)floor(center + 3 * f + 0.5);
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > in ? in : hi;
-    if (j < lo || j >= hi) return 0;
-    double sum = 0, below = 0, upto = 0;
-    for (int t = lo; t < hi; t++) {
-        double x = (t + 0.5 - center) / f, px = 3.14159265358979323846 * x;
-        double l = x == 0 ? 1.0 : fabs(x) < 3 ? 3 * sin(px) * sin(px / 3) / (px * px) : 0;
-        sum += l;
-        if (t < j) below += l;
-        if (t <= j) upto += l;
+    int lo, n;
+    double sum = ref_lanczos3_window(i, in, out, tmp, &lo, &n), cum = 0;
+    int64_t prev = 0; /* cumulative rounding: W_k = round(2^q (w_0 + ... + w_k) / sum) */
+    for (int k = 0; k < n; k++) {
+        cum += tmp[k];
+        int64_t at = k == n - 1 ? 1 << q : (int64_t)floor(cum / sum * (1 << q) + 0.5);
+        row[lo + k] = at - prev;
+        prev = at;
     }
-    int64_t b = j == lo ? 0 : (int64_t)floor(below / sum * (1 << q) + 0.5);
-    int64_t u = j == hi - 1 ? 1 << q : (int64_t)floor(upto / sum * (1 << q) + 0.5);
-    return u - b;
 }
 
 void ref_resize_kernel(ref_wide s, ref_wide d, int lanczos) {
     int wide = s.elem == 2, q = wide ? 20 : lanczos ? 14 : 11, rs = wide ? 12 : lanczos ? 7 : 0;
     int fs = 2 * q - rs;
-    int64_t *wx = malloc(sizeof *wx * d.w * s.w), *wy = malloc(sizeof *wy * d.h * s.h);
-    for (int x = 0; x < d.w; x++)
-        for (int i = 0; i < s.w; i++) wx[x * s.w + i] = kernel_w(x, i, s.w, d.w, lanczos, q);
-    for (int y = 0; y < d.h; y++)
-        for (int j = 0; j < s.h; j++) wy[y * s.h + j] = kernel_w(y, j, s.h, d.h, lanczos, q);
+    int64_t *wx = calloc((size_t)d.w * s.w, sizeof *wx);
+    int64_t *wy = calloc((size_t)d.h * s.h, sizeof *wy);
+    double *tmp = malloc(sizeof *tmp * (s.w > s.h ? s.w : s.h));
+    for (int x = 0; x < d.w; x++) kernel_row(x, s.w, d.w, lanczos, q, wx + (size_t)x * s.w, tmp);
+    for (int y = 0; y < d.h; y++) kernel_row(y, s.h, d.h, lanczos, q, wy + (size_t)y * s.h, tmp);
     for (int y = 0; y < d.h; y++)
         for (int x = 0; x < d.w; x++)
             for (int ch = 0; ch < s.c; ch++) {
@@ -547,7 +552,7 @@ void ref_resize_kernel(ref_wide s, ref_wide d, int lanczos) {
                 int64_t r = (tot + ((int64_t)1 << (fs - 1))) >> fs, top = s.elem == 2 ? 65535 : 255;
                 any_set(d, x, y, ch, (double)(r < 0 ? 0 : r > top ? top : r));
             }
-    free(wx), free(wy);
+    free(wx), free(wy), free(tmp);
 }
 
 void ref_histogram(ref_wide s, uint32_t *counts) {

@@ -44,6 +44,9 @@ void ref_resize_area(ref_wide src, ref_wide dst);
 /* CUBIC (lanczos 0) and LANCZOS3 (8- and 16-bit), over every source pixel with its merged
  * weight. */
 void ref_resize_kernel(ref_wide src, ref_wide dst, int lanczos);
+/* LANCZOS3's window for output i of in -> out (lumen.h): sources lo .. lo + n - 1 with their
+ * weights L((j + 0.5 - center) / f) in w (room for `in`), not normalised; returns their sum. */
+double ref_lanczos3_window(int i, int in, int out, double *w, int *lo, int *n);
 /* 8-bit images in a ref_wide: lumen_histogram (counts[ch * 256 + v]), lumen_lut (table per
  * channel, or one for all) and lumen_equalize_hist (gray), from lumen.h's definitions. */
 void ref_histogram(ref_wide src, uint32_t *counts);

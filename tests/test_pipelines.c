@@ -1168,16 +1168,8 @@ static void real_taps(int i, int in, int out, int lanczos, double *w, int *lo, i
         memcpy(w, c, sizeof c);
         return;
     }
-    double s = (double)in / out, f = s > 1 ? s : 1, center = (i + 0.5) * s, sum = 0;
-    int a = (int)floor(center - 3 * f + 0.5), b = (int)floor(center + 3 * f + 0.5);
-    a = a < 0 ? 0 : a, b = b > in ? in : b;
-    for (int j = a; j < b; j++) {
-        double x = (j + 0.5 - center) / f, px = 3.14159265358979323846 * x;
-        w[j - a] = x == 0 ? 1 : fabs(x) < 3 ? 3 * sin(px) * sin(px / 3) / (px * px) : 0;
-        sum += w[j - a];
-    }
-    for (int j = a; j < b; j++) w[j - a] /= sum;
-    *lo = a, *n = b - a;
+    double sum = ref_lanczos3_window(i, in, out, w, lo, n);
+    for (int k = 0; k < *n; k++) w[k] /= sum;
 }
 
 /* The real-valued CUBIC or LANCZOS3 result at (x, y, c) of s resized to ow x oh, clamped to
