@@ -434,55 +434,50 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
-    // lumen_resize_interp: nearest (OpenCV INTER_NEAREST_EXACT's integers) and area (INTER_AREA).
+    // lumen_resize_interp's methods: a case per method and scale, cv::resize with OpenCV's flag.
+    auto interp_case = [&v](const char *name, const std::string &p, Scale sc, lumen_interp m,
+                            std::vector<Peer> peers) {
+        Case c{name, p, {1, 3, 4}, sc.num, sc.den};
+        c.lumen = [m](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, m); };
+        c.peers = std::move(peers);
+        v.push_back(c);
+    };
+    auto cv_resize = [](int flag) {
+        return [flag](const Img &s, Img &d) {
+            cv::Mat o = d.mat();
+            cv::resize(s.mat(), o, o.size(), 0, 0, flag);
+            return true;
+        };
+    };
+    // nearest (OpenCV INTER_NEAREST_EXACT's integers) and area (INTER_AREA).
     for (Scale sc : {Scale{1, 2}, {1, 3}, {2, 5}, {1, 8}, {3, 2}}) {
         std::string p = "x" + std::to_string(sc.num) + "/" + std::to_string(sc.den);
-        Case n{"resize_nearest", p, {1, 3, 4}, sc.num, sc.den};
-        n.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_NEAREST); };
-        n.peers = {{"cv::resize INTER_NEAREST_EXACT", kCv, 0, false, true,
-                    "4.6 offsets by step/2 - 1 (Lumen and OpenCV 5: step/2 - in%2): equal where that never crosses a pixel",
-                    [](const Img &s, Img &d) {
-                        cv::Mat o = d.mat();
-                        cv::resize(s.mat(), o, o.size(), 0, 0, cv::INTER_NEAREST_EXACT);
-                        return true;
-                    }}};
-        v.push_back(n);
-        Case a{"resize_area", p, {1, 3, 4}, sc.num, sc.den};
-        a.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_AREA); };
-        a.peers = {{"cv::resize INTER_AREA", kCv, 1, false, true,
-                    "float weights at non-integer ratios (Lumen Q14/Q15); integer ratios: the same integers",
-                    [](const Img &s, Img &d) {
-                        cv::Mat o = d.mat();
-                        cv::resize(s.mat(), o, o.size(), 0, 0, cv::INTER_AREA);
-                        return true;
-                    }}};
-        v.push_back(a);
+        interp_case("resize_nearest", p, sc, LUMEN_INTER_NEAREST,
+                    {{"cv::resize INTER_NEAREST_EXACT", kCv, 0, false, true,
+                      "4.6 offsets by step/2 - 1 (Lumen and OpenCV 5: step/2 - in%2): equal where that never crosses a pixel",
+                      cv_resize(cv::INTER_NEAREST_EXACT)}});
+        interp_case("resize_area", p, sc, LUMEN_INTER_AREA,
+                    {{"cv::resize INTER_AREA", kCv, 1, false, true,
+                      "float weights at non-integer ratios (Lumen Q14/Q15); integer ratios: the same integers",
+                      cv_resize(cv::INTER_AREA)}});
     }
-    // lumen_resize_interp: cubic (cv::resize INTER_CUBIC's integers) and Lanczos-3 (Pillow's
-    // anti-aliased taps; Pillow itself in peer_cv2.py).
+    // cubic (cv::resize INTER_CUBIC's integers) and Lanczos-3 (Pillow's anti-aliased taps;
+    // Pillow itself in peer_cv2.py).
     for (Scale sc : {Scale{1, 2}, {1, 8}, {3, 2}}) {
         std::string p = "x" + std::to_string(sc.num) + "/" + std::to_string(sc.den);
-        Case c{"resize_cubic", p, {1, 3, 4}, sc.num, sc.den};
-        c.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_CUBIC); };
-        c.peers = {{"cv::resize INTER_CUBIC", kCv, 1, false, true,
-                    "the same taps and Q11 weights; OpenCV's vectorized last step rounds in float",
-                    [](const Img &s, Img &d) {
-                        cv::Mat o = d.mat();
-                        cv::resize(s.mat(), o, o.size(), 0, 0, cv::INTER_CUBIC);
-                        return true;
-                    }}};
-        v.push_back(c);
-        Case l{"resize_lanczos3", p, {1, 3, 4}, sc.num, sc.den};
-        l.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_resize_interp(x, s.li, d.li, LUMEN_INTER_LANCZOS3); };
-        l.peers = {{"vips_resize kernel lanczos3", vv, 2, true, false,
-                    "libvips' own: downscales box-shrink first, then Lanczos-3 over the rest",
-                    [](const Img &s, Img &d) {
-                        return vips_run(s, d, [&s, &d](VipsImage *in, VipsImage **t) {
-                            return vips_resize(in, &t[0], double(d.w) / s.w, "vscale", double(d.h) / s.h,
-                                               "kernel", VIPS_KERNEL_LANCZOS3, nullptr) ? nullptr : t[0];
-                        });
-                    }}};
-        v.push_back(l);
+        interp_case("resize_cubic", p, sc, LUMEN_INTER_CUBIC,
+                    {{"cv::resize INTER_CUBIC", kCv, 1, false, true,
+                      "the same taps and Q11 weights; OpenCV's vectorized last step rounds in float",
+                      cv_resize(cv::INTER_CUBIC)}});
+        interp_case("resize_lanczos3", p, sc, LUMEN_INTER_LANCZOS3,
+                    {{"vips_resize kernel lanczos3", vv, 2, true, false,
+                      "libvips' own: downscales box-shrink first, then Lanczos-3 over the rest",
+                      [](const Img &s, Img &d) {
+                          return vips_run(s, d, [&s, &d](VipsImage *in, VipsImage **t) {
+                              return vips_resize(in, &t[0], double(d.w) / s.w, "vscale", double(d.h) / s.h,
+                                                 "kernel", VIPS_KERNEL_LANCZOS3, nullptr) ? nullptr : t[0];
+                          });
+                      }}});
     }
     {
         Case c{"yuv_to_rgb", "NV12 BT.601 limited", {3, 4}};
