@@ -714,6 +714,25 @@ std::vector<Case> cases() {
         v.push_back(cs);
     }
     {
+        // OpenCV's default border, BORDER_REFLECT_101: Lumen through the context's border (a copy
+        // of the source with its border, then the pipeline), against cv::GaussianBlur's default.
+        Case c{"gaussian_blur (reflect-101)", "sigma 2", {1, 3, 4}};
+        c.lumen = [](lumen_context *x, Img &s, Img &d) {
+            lumen_status st = lumen_context_set_border(x, LUMEN_BORDER_REFLECT_101, nullptr);
+            if (!st) st = lumen_gaussian_blur(x, s.li, d.li, 2.0f);
+            lumen_context_set_border(x, LUMEN_BORDER_REPLICATE, nullptr);
+            return st;
+        };
+        c.peers = {
+            {"cv::GaussianBlur 13x13 BORDER_DEFAULT", kCv, 2, false, true, "", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::GaussianBlur(s.mat(), o, cv::Size(13, 13), 2.0, 2.0, cv::BORDER_REFLECT_101);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
+    {
         // A region of interest: the centre half (w/2 x h/2 at w/4, h/4) of the source, blurred
         // into its own image; Lumen through lumen_image_view, OpenCV through a cv::Mat ROI (which
         // reads the parent's pixels around it, as Lumen's view does).

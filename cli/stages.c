@@ -33,6 +33,13 @@ typedef struct {
 #define INTERPS "0 (nearest), 1 (linear), 2 (cubic), 3 (area) or 64 (lanczos3)"
 #define SIGMA \
   { "sigma", 2.0, LUMEN_SIGMA_MIN, LUMEN_SIGMA_MAX, 0, "a number in 0.5..16" }
+#define BORDER                                                            \
+  {                                                                       \
+    "border", 1, 0, 4, 1,                                                 \
+        "0 (constant: black), 1 (replicate), 2 (reflect), 3 (wrap) or 4 " \
+        "(reflect-101)"                                                   \
+  }
+#define BORDER_HELP " border=1 (0 constant black, 1 replicate, 2 reflect, 3 wrap, 4 reflect-101)"
 #define SIZE(k) \
   { k, 0, 1, LUMEN_MAX_DIMENSION, 1, "an integer in 1..65535" }
 static const struct {
@@ -45,7 +52,7 @@ static const struct {
       {"bias", 0.0, -LUMEN_BIAS_MAX, LUMEN_BIAS_MAX, 0, "a number in -1024..1024"}},
      "gain=1 (-256..256) bias=0 (-1024..1024): gain*v + bias"},
     {"grayscale", {{NULL}}, "(no parameters; RGB or RGBA in, gray out)"},
-    {"gaussian_blur", {SIGMA}, "sigma=2 (0.5..16)"},
+    {"gaussian_blur", {SIGMA, BORDER}, "sigma=2 (0.5..16)" BORDER_HELP},
     {"resize",
      {SIZE("w"),
       SIZE("h"),
@@ -53,10 +60,10 @@ static const struct {
       {"interp", 1, 0, 64, 1, INTERPS}},
      "w=W h=H (1..65535) or scale=S (> 0); one of w, h keeps the aspect; interp=1: 0 nearest, "
      "1 linear, 2 cubic, 3 area (OpenCV's numbers), 64 Lanczos-3"},
-    {"sobel", {{NULL}}, "(no parameters; gray in: put grayscale before it)"},
+    {"sobel", {BORDER}, "gray in (put grayscale before it);" BORDER_HELP},
     {"unsharp_mask",
-     {SIGMA, {"amount", 1.5, 0, LUMEN_AMOUNT_MAX, 0, "a number in 0..16"}},
-     "sigma=2 (0.5..16) amount=1.5 (0..16)"},
+     {SIGMA, {"amount", 1.5, 0, LUMEN_AMOUNT_MAX, 0, "a number in 0..16"}, BORDER},
+     "sigma=2 (0.5..16) amount=1.5 (0..16)" BORDER_HELP},
     {"flip",
      {{"code", 1, -1, 1, 1, "1 (left-right), 0 (top-bottom) or -1 (both)"}},
      "code=1: 1 left-right, 0 top-bottom, -1 both (OpenCV's flipCode)"},
@@ -71,9 +78,13 @@ static const struct {
     {"morphology",
      {{"op", 0, 0, 6, 1, "0 erode, 1 dilate, 2 open, 3 close, 4 gradient, 5 tophat or 6 blackhat"},
       {"w", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"},
-      {"h", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"}},
-     "op=0 w=3 h=3 (1..255): 0 erode, 1 dilate, 2 open, 3 close, 4 gradient, 5 tophat, 6 blackhat"},
-    {"median", {{"k", 3, 3, 5, 1, "3 or 5"}}, "k=3 (3 or 5): the median of each k x k window"},
+      {"h", 3, 1, LUMEN_MORPH_MAX_KERNEL, 1, "an integer in 1..255"},
+      BORDER},
+     "op=0 w=3 h=3 (1..255): 0 erode, 1 dilate, 2 open, 3 close, 4 gradient, 5 tophat, "
+     "6 blackhat;" BORDER_HELP},
+    {"median",
+     {{"k", 3, 3, 5, 1, "3 or 5"}, BORDER},
+     "k=3 (3 or 5): the median of each k x k window;" BORDER_HELP},
     {"warp_affine",
      {{"angle", 30, -360, 360, 0, "a number in -360..360 (degrees)"},
       {"scale", 1, 0.01, 100, 0, "a number in 0.01..100"},
@@ -83,8 +94,9 @@ static const struct {
     {"equalize_hist", {{NULL}}, "(no parameters; gray in: put grayscale before it)"},
     {"box_filter",
      {{"w", 5, 1, LUMEN_BOX_MAX_KERNEL, 1, "an integer in 1..255"},
-      {"h", 5, 1, LUMEN_BOX_MAX_KERNEL, 1, "an integer in 1..255"}},
-     "w=5 h=5 (1..255): the mean of each w x h window"},
+      {"h", 5, 1, LUMEN_BOX_MAX_KERNEL, 1, "an integer in 1..255"},
+      BORDER},
+     "w=5 h=5 (1..255): the mean of each w x h window;" BORDER_HELP},
 };
 
 const char *const stage_pipeline_names[] = {
@@ -211,6 +223,11 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
     lumen_image *dst = NULL; /* in src's format (16-bit stays 16-bit), or gray */
     lumen_format f = c == lumen_image_channels(src) ? lumen_image_format(src) : (lumen_format)c;
     st = lumen_image_create_format(w, h, f, &dst);
+    int border = -1; /* a neighbourhood stage's border, for this call */
+    for (int i = 0; i < STAGE_MAX_PARAMS && table[s->pipeline].params[i].key; i++)
+        if (!strcmp(table[s->pipeline].params[i].key, "border") && s->pipeline != WARP)
+            border = (int)v[i];
+    if (!st && border >= 0) st = lumen_context_set_border(ctx, (lumen_border)border, NULL);
     if (!st) switch ((kind)s->pipeline) {
             case LEVELS:
                 st = lumen_levels(ctx, src, dst, (float)v[0], (float)v[1]);
@@ -264,8 +281,9 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
                 st = lumen_equalize_hist(ctx, src, dst);
                 break;
         }
+    if (st) snprintf(err, err_size, "%s", lumen_last_error());
+    if (border >= 0) lumen_context_set_border(ctx, LUMEN_BORDER_REPLICATE, NULL);
     if (st) {
-        snprintf(err, err_size, "%s", lumen_last_error());
         lumen_image_destroy(dst);
         return st;
     }

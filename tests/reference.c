@@ -709,3 +709,41 @@ void ref_filter2d(ref_wide s, ref_wide d, const long *kernel, int kw, int kh, in
                 any_set(d, x, y, ch, q < 0 ? 0 : q > top ? top : q);
             }
 }
+
+/* OpenCV's borderInterpolate, as its loop: the coordinate read for p of a row of n; -1 for
+ * LUMEN_BORDER_CONSTANT's outside. */
+int ref_border_index(int p, int n, int border) {
+    if (p >= 0 && p < n) return p;
+    switch (border) {
+        case 1: /* replicate */
+            return p < 0 ? 0 : n - 1;
+        case 2: /* reflect */
+        case 4: /* reflect-101 */
+            if (n == 1) return 0;
+            do p = p < 0 ? -p - 1 + (border == 4) : n - 1 - (p - n) - (border == 4);
+            while (p < 0 || p >= n);
+            return p;
+        case 3: /* wrap */
+            if (p < 0) p -= ((p - n + 1) / n) * n;
+            return p % n;
+        default:
+            return -1;
+    }
+}
+
+ref_wide ref_pad(ref_wide s, int m, int border, const float *value) {
+    ref_wide d = {NULL, s.w + 2 * m, s.h + 2 * m, s.c, s.elem, 0};
+    d.stride = (size_t)d.w * d.c * d.elem;
+    d.data = malloc(d.stride * d.h);
+    for (int y = 0; y < d.h; y++)
+        for (int x = 0; x < d.w; x++) {
+            int sx = ref_border_index(x - m, s.w, border),
+                sy = ref_border_index(y - m, s.h, border);
+            for (int c = 0; c < s.c; c++) {
+                double v = value[c];
+                if (s.elem != 4) v = nearbyint(v);
+                any_set(d, x, y, c, sx < 0 || sy < 0 ? v : any_get(s, sx, sy, c));
+            }
+        }
+    return d;
+}

@@ -62,6 +62,11 @@ void ref_box_filter(ref_wide src, ref_wide dst, int kw, int kh);
 /* lumen_filter2d (8- and 16-bit): floor((S + 2^shift / 2) / 2^shift) saturated, S the sum of
  * kernel[j * kw + i] * element (lumen_sep_filter: kernel[j * kw + i] = kx[i] * ky[j]). */
 void ref_filter2d(ref_wide src, ref_wide dst, const long *kernel, int kw, int kh, int shift);
+/* Border modes (lumen_border's numbers): the coordinate read for p of a row of n (OpenCV's
+ * borderInterpolate; -1: outside, for CONSTANT); src with a border m wide (value[c] for channel c
+ * with CONSTANT, 8- and 16-bit rounded and saturated) in a new image (free its data). */
+int ref_border_index(int p, int n, int border);
+ref_wide ref_pad(ref_wide src, int m, int border, const float *value);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

@@ -1316,12 +1316,12 @@ static void check_resize_interp(void) {
               strstr(lumen_last_error(), "interp 4") &&
               lumen_resize_interp(ctx, s, d, (lumen_interp)-1) == LUMEN_ERROR_INVALID_ARGUMENT,
           "resize_interp: interp");
-    CHECK(lumen_resize_interp(ctx, s16, d16, LUMEN_INTER_AREA) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
-              lumen_resize_interp(ctx, sf, df, LUMEN_INTER_CUBIC) ==
-                  LUMEN_ERROR_UNSUPPORTED_FORMAT &&
-              lumen_resize_interp(ctx, sf, df, LUMEN_INTER_LANCZOS3) ==
-                  LUMEN_ERROR_UNSUPPORTED_FORMAT,
-          "resize_interp: area on 16-bit, cubic and lanczos3 on float");
+    CHECK(
+        lumen_resize_interp(ctx, s16, d16, LUMEN_INTER_AREA) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+            lumen_resize_interp(ctx, sf, df, LUMEN_INTER_CUBIC) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+            lumen_resize_interp(ctx, sf, df, LUMEN_INTER_LANCZOS3) ==
+                LUMEN_ERROR_UNSUPPORTED_FORMAT,
+        "resize_interp: area on 16-bit, cubic and lanczos3 on float");
     CHECK(lumen_resize_interp(ctx, s, d16, LUMEN_INTER_NEAREST) == LUMEN_ERROR_SIZE_MISMATCH &&
               lumen_resize_interp(ctx, NULL, d, LUMEN_INTER_AREA) == LUMEN_ERROR_INVALID_ARGUMENT,
           "resize_interp: format, NULL");
@@ -1810,6 +1810,184 @@ static void check_tensor(void) {
     lumen_image_destroy(d1), lumen_image_destroy(d3);
 }
 
+/* Border modes (lumen_context_set_border): each neighbourhood pipeline under each mode against
+ * its reference run on the source padded by ref_pad (OpenCV's borderInterpolate, as its loop),
+ * cropped: every format and layout it takes, images down to 1x1 (borders wider than the image),
+ * a view (its border at its image's edges), bad arguments. */
+enum { PAD = 24 }; /* the references' border: wider than every reach below */
+
+/* Pipeline op (0..7: gaussian_blur, unsharp_mask, sobel, median, morphology, box_filter, filter2d,
+ * sep_filter) with variant t on src into dst, or its reference on s into d. */
+static lumen_status border_run(lumen_context *c, int op, int t, t_any *src, t_any *dst) {
+    static const int16_t k2[15] = {3, -1, 4, 1, -5, 9, 2, 6, -5, 3, 5, 8, -9, 7, 9},
+                         kx[5] = {1, 4, 6, 4, 1}, ky[3] = {-1, 3, 2};
+    switch (op) {
+        case 0:
+            return lumen_gaussian_blur(c, src->img, dst->img, t ? 2.0f : 0.8f);
+        case 1:
+            return lumen_unsharp_mask(c, src->img, dst->img, 1.2f, t ? 1.5f : 0.5f);
+        case 2:
+            return lumen_sobel(c, src->img, dst->img);
+        case 3:
+            return lumen_median(c, src->img, dst->img, t ? 5 : 3);
+        case 4:
+            return lumen_morphology(c, src->img, dst->img, (lumen_morph_op)(t % 7), t & 1 ? 4 : 3,
+                                    t & 1 ? 2 : 5);
+        case 5:
+            return lumen_box_filter(c, src->img, dst->img, t ? 27 : 5, t ? 2 : 3);
+        case 6:
+            return lumen_filter2d(c, src->img, dst->img, k2, t ? 5 : 3, t ? 3 : 5, 3);
+        default:
+            return lumen_sep_filter(c, src->img, dst->img, kx, t ? 5 : 1, ky, 3, 4);
+    }
+}
+
+static void border_ref(int op, int t, ref_wide s, ref_wide d) {
+    static const long k2[15] = {3, -1, 4, 1, -5, 9, 2, 6, -5, 3, 5, 8, -9, 7, 9};
+    static const long kx[5] = {1, 4, 6, 4, 1}, ky[3] = {-1, 3, 2};
+    long sep[15];
+    ref_image s8 = {s.data, s.w, s.h, s.c, s.stride}, d8 = {d.data, d.w, d.h, d.c, d.stride};
+    switch (op) {
+        case 0:
+            if (s.elem == 1)
+                ref_gaussian_blur(s8, d8, t ? 2.0f : 0.8f);
+            else
+                ref_gaussian_blur_wide(s, d, t ? 2.0f : 0.8f);
+            break;
+        case 1:
+            if (s.elem == 1)
+                ref_unsharp_mask(s8, d8, 1.2f, t ? 1.5f : 0.5f);
+            else
+                ref_unsharp_mask_wide(s, d, 1.2f, t ? 1.5f : 0.5f);
+            break;
+        case 2:
+            ref_sobel(s8, d8);
+            break;
+        case 3:
+            ref_median(s, d, t ? 5 : 3);
+            break;
+        case 4:
+            ref_morphology(s, d, t % 7, t & 1 ? 4 : 3, t & 1 ? 2 : 5);
+            break;
+        case 5:
+            ref_box_filter(s, d, t ? 27 : 5, t ? 2 : 3);
+            break;
+        case 6:
+            ref_filter2d(s, d, k2, t ? 5 : 3, t ? 3 : 5, 3);
+            break;
+        default:
+            for (int j = 0; j < 3; j++)
+                for (int i = 0; i < (t ? 5 : 1); i++)
+                    sep[j * (t ? 5 : 1) + i] = (t ? kx[i] : kx[0]) * ky[j];
+            ref_filter2d(s, d, sep, t ? 5 : 1, 3, 4);
+    }
+}
+
+/* The largest difference between img (mapped) and want, part by part. */
+static double any_diff(t_any *img, const t_any *want) {
+    uint8_t *p = NULL;
+    double worst = 0;
+    CHECK_OK(lumen_image_map(img->img, LUMEN_ACCESS_READ, &p));
+    for (int k = 0; p && k < img->parts; k++) {
+        ref_wide a = img->part[k], b = want->part[k];
+        for (int y = 0; y < a.h; y++)
+            for (int x = 0; x < a.w; x++)
+                for (int c = 0; c < a.c; c++) {
+                    double d = fabs(elem_at(a, x, y, c) - elem_at(b, x, y, c));
+                    worst = d > worst || d != d ? d : worst;
+                }
+    }
+    return p ? worst : INFINITY;
+}
+
+static void check_borders(void) {
+    static const lumen_format formats[] = {
+        LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8, LUMEN_FORMAT_RGB16,
+        LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAY16};
+    static const int sizes[][2] = {{1, 1}, {2, 3}, {37, 23}, {6, 40}};
+    static const char *const ops[] = {"gaussian_blur", "unsharp_mask", "sobel",    "median",
+                                      "morphology",    "box_filter",   "filter2d", "sep_filter"};
+    const float value[4] = {17.0f, 300.0f, -5.0f, 128.25f}; /* 8-bit: 17, 255, 0, 128 */
+    lumen_context *bc = NULL;
+    CHECK_OK(lumen_context_create(backend, &bc));
+    CHECK(lumen_context_border(bc, NULL) == LUMEN_BORDER_REPLICATE, "a context's first border");
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            lumen_format f = formats[fi];
+            int w = sizes[si][0], h = sizes[si][1], es = lumen_format_element_size(f);
+            t_any src = any_new(w, h, f, (int)si);
+            for (int mode = LUMEN_BORDER_CONSTANT; mode <= LUMEN_BORDER_REFLECT_101; mode++) {
+                CHECK_OK(lumen_context_set_border(bc, (lumen_border)mode, value));
+                for (int op = 0; op < 8; op++) {
+                    if ((op == 2 && f != LUMEN_FORMAT_GRAY8) || (op >= 5 && es == 4)) continue;
+                    int t = (int)(fi + si + (size_t)mode + (size_t)op) % (op == 4 ? 7 : 2);
+                    t_any dst = any_new(w, h, f, 1), want = any_new(w, h, f, 0);
+                    CHECK(border_run(bc, op, t, &src, &dst) == LUMEN_OK,
+                          "%s %d on %s, border %d: %s", ops[op], t, lumen_format_name(f), mode,
+                          lumen_last_error());
+                    /* REPLICATE: the references as they are (a two-step morphology clamps its
+                     * first result, not the source: lumen.h) */
+                    for (int p = 0; p < src.parts && mode == LUMEN_BORDER_REPLICATE; p++)
+                        border_ref(op, t, src.part[p], want.part[p]);
+                    for (int p = 0; p < src.parts && mode != LUMEN_BORDER_REPLICATE; p++) {
+                        ref_wide in =
+                            ref_pad(src.part[p], PAD, mode, value + (src.parts > 1 ? p : 0));
+                        ref_wide out = in;
+                        out.data = malloc(in.stride * (size_t)in.h);
+                        border_ref(op, t, in, out);
+                        ref_wide crop = out, d = want.part[p];
+                        crop.data =
+                            (uint8_t *)out.data + PAD * out.stride + (size_t)PAD * out.c * out.elem;
+                        for (int y = 0; y < h; y++)
+                            memcpy((uint8_t *)d.data + y * d.stride,
+                                   (uint8_t *)crop.data + y * crop.stride, (size_t)w * d.c * es);
+                        free(in.data), free(out.data);
+                    }
+                    double tol = es == 4 ? (op == 1 ? 2.5 : 1.0) / (1 << 16) : 0,
+                           diff = any_diff(&dst, &want);
+                    CHECK(diff <= tol, "%s %d on %s %dx%d, border %d: off by %g", ops[op], t,
+                          lumen_format_name(f), w, h, mode, diff);
+                    any_free(&dst), any_free(&want);
+                }
+            }
+            any_free(&src);
+        }
+    /* a view: its border at its image's edges; inside them it reads its image's pixels */
+    t_any a = any_new(40, 30, LUMEN_FORMAT_RGB8, 2), out = any_new(12, 10, LUMEN_FORMAT_RGB8, 0);
+    t_any want = any_new(40, 30, LUMEN_FORMAT_RGB8, 0);
+    lumen_image *v = NULL;
+    CHECK_OK(lumen_image_view(a.img, 28, 0, 12, 10, 0, &v));
+    CHECK_OK(lumen_context_set_border(bc, LUMEN_BORDER_REFLECT_101, NULL));
+    CHECK_OK(lumen_gaussian_blur(bc, v, out.img, 2.0f)); /* border_ref 0, 1 */
+    ref_wide in = ref_pad(a.part[0], PAD, LUMEN_BORDER_REFLECT_101, value), o = in;
+    o.data = malloc(in.stride * (size_t)in.h);
+    border_ref(0, 1, in, o);
+    ref_wide part = want.part[0];
+    part.w = 12, part.h = 10;
+    for (int y = 0; y < 10; y++)
+        memcpy((uint8_t *)part.data + y * part.stride,
+               (uint8_t *)o.data + (size_t)(PAD + y) * o.stride + (size_t)(PAD + 28) * 3, 36);
+    t_any crop = {NULL, NULL, {part}, 1};
+    CHECK(any_same(&out, &crop), "gaussian_blur of a view, border REFLECT_101");
+    free(in.data), free(o.data);
+    lumen_image_destroy(v);
+    any_free(&a), any_free(&out), any_free(&want);
+    /* bad arguments; the default context keeps REPLICATE */
+    float nan4[4] = {0, NAN, 0, 0}, got[4];
+    CHECK(
+        lumen_context_set_border(NULL, LUMEN_BORDER_REFLECT_101, NULL) ==
+                LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_context_set_border(bc, (lumen_border)5, NULL) == LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_context_set_border(bc, (lumen_border)-1, NULL) == LUMEN_ERROR_INVALID_ARGUMENT &&
+            lumen_context_set_border(bc, LUMEN_BORDER_CONSTANT, nan4) ==
+                LUMEN_ERROR_INVALID_ARGUMENT,
+        "set_border arguments: %s", lumen_last_error());
+    CHECK(lumen_context_border(bc, got) == LUMEN_BORDER_REFLECT_101 && got[0] == 0 &&
+              lumen_context_border(NULL, NULL) == LUMEN_BORDER_REPLICATE,
+          "set_border: a refused call changes nothing");
+    lumen_context_destroy(bc);
+}
+
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "cpu";
     for (backend = LUMEN_BACKEND_CPU; backend <= LUMEN_BACKEND_OPENCL; backend++)
@@ -1836,6 +2014,7 @@ int main(int argc, char **argv) {
     check_warp();
     check_histogram();
     check_resize_interp();
+    check_borders();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

@@ -47,6 +47,8 @@ struct lumen_context {
     int cuda_device;            /* CUDA: device whose primary context is used ... */
     void *cuda_context;         /* ... unless the caller gave a CUcontext */
     void *cuda_stream;          /* NULL: the default stream */
+    lumen_border border;        /* the neighbourhood pipelines' (lumen_context_set_border) */
+    float border_value[4];
 };
 
 struct lumen_image {

@@ -4,6 +4,7 @@
 #endif
 #include "internal.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,8 @@ int lumen_backend_compiled(lumen_backend backend) {
     return 0;
 }
 
-static lumen_context default_context = {LUMEN_BACKEND_AUTO, -1, {0}};
+static lumen_context default_context = {LUMEN_BACKEND_AUTO,     -1, {0}, 0, NULL, NULL,
+                                        LUMEN_BORDER_REPLICATE, {0}};
 
 lumen_context *lumen__default_context(void) { return &default_context; }
 
@@ -135,6 +137,7 @@ lumen_status lumen_context_create(lumen_backend policy, lumen_context **out) {
     if (!ctx) return lumen__fail(&call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for a context");
     ctx->policy = policy;
     ctx->refs = 1;
+    ctx->border = LUMEN_BORDER_REPLICATE;
     *out = ctx;
     return LUMEN_OK;
 }
@@ -145,6 +148,36 @@ lumen_backend lumen_context_policy(const lumen_context *ctx) {
     lumen__call call;
     lumen__begin(&call, "lumen_context_policy", (lumen_context *)ctx);
     return call.ctx->policy;
+}
+
+lumen_status lumen_context_set_border(lumen_context *ctx, lumen_border border,
+                                      const float value[4]) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_context_set_border", ctx);
+    if (!ctx) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "ctx is NULL (the default context's border is always "
+                           "LUMEN_BORDER_REPLICATE: create a context)");
+    }
+    if (border < LUMEN_BORDER_CONSTANT || border > LUMEN_BORDER_REFLECT_101) {
+        return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "border %d (LUMEN_BORDER_CONSTANT .. REFLECT_101 taken)", (int)border);
+    }
+    for (int k = 0; value && k < 4; k++) {
+        if (!isfinite(value[k])) {
+            return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "value[%d] is not finite", k);
+        }
+    }
+    ctx->border = border;
+    for (int k = 0; k < 4; k++) ctx->border_value[k] = value ? value[k] : 0.0f;
+    return LUMEN_OK;
+}
+
+lumen_border lumen_context_border(const lumen_context *ctx, float value[4]) {
+    lumen__call call;
+    lumen__begin(&call, "lumen_context_border", (lumen_context *)ctx);
+    for (int k = 0; value && k < 4; k++) value[k] = call.ctx->border_value[k];
+    return call.ctx->border;
 }
 
 lumen_status lumen_context_stats(const lumen_context *ctx, lumen_transfer_stats *out) {

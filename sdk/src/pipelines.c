@@ -25,6 +25,7 @@ typedef struct {
     int wide;     /* takes 16-bit and float formats too (else 8-bit only) */
     int planar;   /* takes planar formats too: runs once per plane */
     int swap;     /* with same_size: dst is src's height x width (rotations by 90 degrees) */
+    int border;   /* reads around pixels (margin) as the context's border says */
 } shape;
 
 static int is_planar(const lumen_image *img) {
@@ -170,8 +171,10 @@ typedef struct {
     int used;           /* the other fields are set (release_temp skips an unused one) */
     lumen_image *image; /* the image owning the memory (a view's root), or NULL */
     int output;
-    int crop; /* a device crop of image's device memory (GPU backends), not host memory */
-    int ran;  /* a Halide call ran on it (finish): even a failed one may have written part */
+    int crop;   /* a device crop of image's device memory (GPU backends), not host memory */
+    int ran;    /* a Halide call ran on it (finish): even a failed one may have written part */
+    int planar; /* a planar image's: the call runs per plane (plane_select) */
+    int padded; /* pad_source's copy: its memory (host, and device on a GPU) is the call's */
 } temp_t;
 
 /* A view (or a planar image) as a buffer over its root's pixels (brought to the host first): its
@@ -202,6 +205,7 @@ static lumen_status view_temp(lumen__call *call, lumen_image *v, int margin, int
     t->buf.flags = output ? 0 : halide_buffer_flag_host_dirty;
     t->image = r;
     t->output = output;
+    t->planar = is_planar(v);
     return LUMEN_OK;
 }
 
@@ -239,6 +243,7 @@ static lumen_status crop_temp(lumen__call *call, lumen_image *v, int margin, int
     t->image = r;
     t->output = output;
     t->crop = 1;
+    t->planar = is_planar(v);
     return LUMEN_OK;
 }
 
@@ -270,6 +275,14 @@ static int croppable(const lumen_image *v, int margin, lumen_backend b) {
  * called inside the call lock (between lumen__prepare and lumen__finish). */
 static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status st, int locked) {
     if (!t->used) return st;
+    if (t->padded) {
+        int rc = 0;
+        if (t->buf.device) LUMEN__HALIDE_CALL_IN(locked, rc, halide_device_free(call, &t->buf));
+        if (!st) st = lumen__halide_status(call, rc);
+        free(t->buf.host);
+        t->used = 0;
+        return st;
+    }
     if (t->crop) { /* the root's memory: written there, or only read */
         int rc = 0;
         if (t->buf.device)
@@ -317,10 +330,15 @@ typedef struct {
     lumen_status st; /* of the planes' temporaries */
 } args_t;
 
+static lumen_status pad_source(lumen__call *call, args_t *a, const lumen_image *src,
+                               lumen_backend b, int m, int *rc);
+static lumen_status finish(lumen__call *call, args_t *a, int rc);
+
 /* Picks the backend (b), makes views and planar images temporaries (host memory on the CPU,
- * device crops on a GPU) and moves the other images where the backend needs them. */
+ * device crops on a GPU) and moves the other images where the backend needs them. border: the
+ * pipeline reads margin around each pixel as the context's border says (pad_source). */
 static lumen_status prepare(lumen__call *call, lumen_image *src, lumen_image *dst, int margin,
-                            args_t *a, lumen_backend *b) {
+                            int border, args_t *a, lumen_backend *b) {
     /* not a memset of *a (four buffers): this runs on every call (dispatch cost) */
     a->s.used = a->d.used = a->ps.used = a->pd.used = 0;
     a->planes = 0;
@@ -342,6 +360,14 @@ static lumen_status prepare(lumen__call *call, lumen_image *src, lumen_image *ds
     a->src = !src ? NULL : ts ? &a->s.buf : &src->buf;
     a->dst = !dst ? NULL : td ? &a->d.buf : &dst->buf;
     a->planes = src && is_planar(src) ? lumen_image_channels(src) : 0;
+    if (!st && border && margin > 0 && call->ctx->border != LUMEN_BORDER_REPLICATE) {
+        int rc = 0;
+        lumen_status ps = pad_source(call, a, src, *b, margin, &rc);
+        if (ps || rc) { /* leaves the call lock */
+            st = finish(call, a, rc);
+            return ps ? ps : st;
+        }
+    }
     return st;
 }
 
@@ -351,9 +377,10 @@ static int plane_select(lumen__call *call, args_t *a, int k) {
     temp_t *whole[2] = {&a->s, &a->d}, *part[2] = {&a->ps, &a->pd};
     for (int i = 0; a->planes && i < 2; i++) {
         temp_t *w = whole[i], *p = part[i];
-        if (!w->used || !w->image || !is_planar(w->image)) continue; /* to_tensor's src */
+        if (!w->used || !w->planar) continue; /* to_tensor's src */
         *p = *w;
         p->buf.dim = p->dim;
+        p->padded = 0; /* a crop of it, or its host memory */
         if (w->buf.host)
             p->buf.host += (size_t)k * (size_t)w->dim[0].stride * (w->buf.type.bits / 8);
         p->image = NULL; /* the whole image's temporary marks it */
@@ -398,6 +425,85 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
     return release_temp(call, &a->d, st);
 }
 
+/* v rounded (ties to even) and saturated to 0..top. */
+static double saturate(double v, double top) { return fmin(fmax(nearbyint(v), 0.0), top); }
+
+/* The context's border for a pipeline reading m around each pixel of src: a copy of the
+ * source (a->src, or each plane of a planar one) with a border m wide, written by the pad
+ * generator into memory of the call's own (host, and device on a GPU), becomes the source
+ * (a->s). Its coordinates are the source's (mins -m), so the pipeline reads it as it reads a view
+ * with pixels around it, never past its edges. Inside the call lock; a Halide failure in *rc. */
+static lumen_status pad_source(lumen__call *call, args_t *a, const lumen_image *src,
+                               lumen_backend b, int m, int *rc) {
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, uint8_t, uint8_t, uint8_t, uint8_t,
+                        buf_t *);
+    typedef int (*fn16_t)(const void *, buf_t *, int32_t, uint16_t, uint16_t, uint16_t, uint16_t,
+                          buf_t *);
+    typedef int (*fnf_t)(const void *, buf_t *, int32_t, float, float, float, float, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(pad);
+    static const fn16_t fns16[] = LUMEN__TABLE(pad_u16);
+    static const fnf_t fnsf[] = LUMEN__TABLE(pad_f32);
+    int es = elem_size(src), c = lumen_image_channels(src), planar = a->planes > 0;
+    int64_t W = lumen_image_width(src) + 2LL * m, H = lumen_image_height(src) + 2LL * m;
+    /* a GPU's planes at multiples of its crop alignment (4096 bytes covers every device's) */
+    int64_t align = b == LUMEN_BACKEND_CPU
+                        ? 1
+                        : (lumen__crop_align(b) > 4096 ? lumen__crop_align(b) : 4096) / es;
+    int64_t plane = planar ? (W * H + align - 1) / align * align : W * H * c;
+    int64_t bytes = plane * (planar ? c : 1) * es;
+    if (bytes > LUMEN_MAX_BYTES) {
+        return lumen__fail(call, LUMEN_ERROR_INVALID_ARGUMENT,
+                           "src with its %d-pixel border (%lldx%lld, %lld bytes) exceeds "
+                           "LUMEN_MAX_BYTES (LUMEN_BORDER_REPLICATE needs no copy)",
+                           m, (long long)W, (long long)H, (long long)bytes);
+    }
+    args_t pa; /* the source and the copy, plane by plane */
+    pa.ps.used = pa.pd.used = 0;
+    pa.planes = a->planes;
+    pa.st = LUMEN_OK;
+    pa.s = a->s, pa.s.buf.dim = pa.s.dim;
+    pa.src = a->s.used ? &pa.s.buf : a->src;
+    temp_t *p = &a->s;
+    memset(p, 0, sizeof *p);
+    p->used = p->padded = 1, p->planar = planar, p->crop = b != LUMEN_BACKEND_CPU;
+    p->dim[0] = (halide_dimension_t){0, c, planar ? (int32_t)plane : 1, 0};
+    p->dim[1] = (halide_dimension_t){-m, (int32_t)W, planar ? 1 : c, 0};
+    p->dim[2] = (halide_dimension_t){-m, (int32_t)H, (int32_t)(planar ? W : W * c), 0};
+    lumen__buffer_init(&p->buf, NULL, es * 8, 3, p->dim, 0);
+    p->buf.type = pa.src->type;
+    a->src = &p->buf;
+    lumen_status st = LUMEN_OK;
+    /* host memory on a GPU too: a GPU pipeline may read a small input on the host (pages the
+     * call never touches cost nothing) */
+    if (!(p->buf.host = (uint8_t *)malloc((size_t)bytes)))
+        st = lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for src with its border");
+    else if (b != LUMEN_BACKEND_CPU)
+        *rc = halide_device_malloc(call, &p->buf, lumen__device_interface(b));
+    pa.d = *p, pa.d.buf.dim = pa.d.dim;
+    pa.dst = &pa.d.buf;
+    const float *v = call->ctx->border_value;
+    int mode = (int)call->ctx->border;
+    for (int k = 0; k < (planar ? c : 1) && !st && !*rc && !pa.st; k++) {
+        if (!(*rc = plane_select(call, &pa, k))) {
+            float f[4];
+            for (int j = 0; j < 4; j++) f[j] = v[planar ? k : j];
+            buf_t *i = pa.src, *o = pa.dst;
+            double t = es == 2 ? 65535.0 : 255.0;
+            *rc = es == 4   ? fnsf[b](call, i, mode, f[0], f[1], f[2], f[3], o)
+                  : es == 2 ? fns16[b](call, i, mode, (uint16_t)saturate(f[0], t),
+                                       (uint16_t)saturate(f[1], t), (uint16_t)saturate(f[2], t),
+                                       (uint16_t)saturate(f[3], t), o)
+                            : fns[b](call, i, mode, (uint8_t)saturate(f[0], t),
+                                     (uint8_t)saturate(f[1], t), (uint8_t)saturate(f[2], t),
+                                     (uint8_t)saturate(f[3], t), o);
+        }
+        plane_done(call, &pa, *rc);
+    }
+    p->buf.flags = b == LUMEN_BACKEND_CPU ? 0 : halide_buffer_flag_device_dirty;
+    if (!st) st = pa.st;
+    return release_temp_in(call, &pa.s, st, 1); /* the source's temporary, if any */
+}
+
 /* Checks, then picks the backend (b) and moves the images where it needs them. */
 #define LUMEN__START(fn, shape_)                 \
   lumen__call call;                              \
@@ -409,7 +515,7 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
 
 #define LUMEN__PREPARE() \
   args_t a;              \
-  if ((st = prepare(&call, src, dst, sh.margin, &a, &b))) return st
+  if ((st = prepare(&call, src, dst, sh.margin, sh.border, &a, &b))) return st
 
 /* B, G, R channel order, of any element type and layout. */
 static int is_bgr(const lumen_image *img) {
@@ -453,7 +559,7 @@ lumen_status lumen_gaussian_blur(lumen_context *ctx, lumen_image *src, lumen_ima
     static const fn_t fns[] = LUMEN__TABLE(gaussian_blur),
                       fns16[] = LUMEN__TABLE(gaussian_blur_u16),
                       fnsf[] = LUMEN__TABLE(gaussian_blur_f32);
-    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1, 1}));
+    LUMEN__START("lumen_gaussian_blur", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1, 1, 0, 1}));
     if ((st = check_sigma(&call, sigma))) return st;
     LUMEN__PREPARE();
     taps_t t;
@@ -614,7 +720,7 @@ static lumen_status kernel_resize(lumen__call *call, lumen_image *src, lumen_ima
     if (!wide && (255.0 * sy + (1 << rs)) / (1 << rs) * sx + (1 << (fs - 1)) >= 2147483648.0) {
         /* not seen: the weights' sums of |w| are at most 1.6 */
         st = lumen__fail(call, LUMEN_ERROR_INTERNAL, "the tap sums could overflow");
-    } else if (!(st = prepare(call, src, dst, 0, &a, &b))) {
+    } else if (!(st = prepare(call, src, dst, 0, 0, &a, &b))) {
         halide_dimension_t xd[3] = {{0, 2, 1, 0}, {0, nx, 2, 0}, {0, w, 2 * nx, 0}};
         halide_dimension_t yd[3] = {{0, 2, 1, 0}, {0, ny, 2, 0}, {0, h, 2 * ny, 0}};
         for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
@@ -690,7 +796,7 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
 lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst) {
     typedef int (*fn_t)(const void *, buf_t *, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(sobel);
-    LUMEN__START("lumen_sobel", ((shape){1 << 1, 1, 1, 0, 1}));
+    LUMEN__START("lumen_sobel", ((shape){1 << 1, 1, 1, 0, 1, 0, 0, 0, 1}));
     LUMEN__PREPARE();
     return finish(&call, &a, fns[b](&call, a.src, a.dst));
 }
@@ -701,7 +807,7 @@ lumen_status lumen_unsharp_mask(lumen_context *ctx, lumen_image *src, lumen_imag
     typedef int (*fnf_t)(const void *, buf_t *, buf_t *, int32_t, float, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(unsharp_mask), fns16[] = LUMEN__TABLE(unsharp_mask_u16);
     static const fnf_t fnsf[] = LUMEN__TABLE(unsharp_mask_f32);
-    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1, 1}));
+    LUMEN__START("lumen_unsharp_mask", ((shape){ANY_CHANNELS, 0, 1, 0, reach(sigma), 1, 1, 0, 1}));
     if ((st = check_sigma(&call, sigma))) return st;
     if (!(amount >= 0.0f && amount <= LUMEN_AMOUNT_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "amount %g outside [0, %g]",
@@ -760,9 +866,6 @@ lumen_status lumen_rotate(lumen_context *ctx, lumen_image *src, lumen_image *dst
 static int32_t q_round(double v) {
     return (int32_t)lrint(fmin(fmax(v, -536870912.0), 536870912.0));
 }
-
-/* v rounded (ties to even) and saturated to 0..top. */
-static double saturate(double v, double top) { return fmin(fmax(nearbyint(v), 0.0), top); }
 
 lumen_status lumen_warp_affine(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                const double m[6], int flags, lumen_border border,
@@ -824,7 +927,7 @@ lumen_status lumen_warp_affine(lumen_context *ctx, lumen_image *src, lumen_image
     lumen__buffer_init(&mb, map, 32, 2, md, halide_buffer_flag_host_dirty);
     mb.type.code = halide_type_int;
     args_t a;
-    if ((st = prepare(&call, src, dst, 0, &a, &b))) {
+    if ((st = prepare(&call, src, dst, 0, 0, &a, &b))) {
         free(map);
         return st;
     }
@@ -933,7 +1036,7 @@ lumen_status lumen_morphology(lumen_context *ctx, lumen_image *src, lumen_image 
     int ok = op >= LUMEN_MORPH_ERODE && op <= LUMEN_MORPH_BLACKHAT, steps = ok && how[op][0] == 1;
     int sizes = kw >= 1 && kw <= LUMEN_MORPH_MAX_KERNEL && kh >= 1 && kh <= LUMEN_MORPH_MAX_KERNEL;
     int margin = sizes ? (steps + 1) * ((kw > kh ? kw : kh) / 2) : 0;
-    LUMEN__START("lumen_morphology", ((shape){ANY_CHANNELS, 0, 1, 0, margin, 1, 1}));
+    LUMEN__START("lumen_morphology", ((shape){ANY_CHANNELS, 0, 1, 0, margin, 1, 1, 0, 1}));
     if (!ok) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "op %d (LUMEN_MORPH_ERODE .. BLACKHAT taken)", (int)op);
@@ -957,7 +1060,7 @@ lumen_status lumen_median(lumen_context *ctx, lumen_image *src, lumen_image *dst
     typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(median), fns16[] = LUMEN__TABLE(median_u16),
                       fnsf[] = LUMEN__TABLE(median_f32);
-    LUMEN__START("lumen_median", ((shape){ANY_CHANNELS, 0, 1, 0, ksize == 5 ? 2 : 1, 1, 1}));
+    LUMEN__START("lumen_median", ((shape){ANY_CHANNELS, 0, 1, 0, ksize == 5 ? 2 : 1, 1, 1, 0, 1}));
     if (ksize != 3 && ksize != 5)
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "ksize %d (3 or 5 taken)", ksize);
     LUMEN__PREPARE();
@@ -977,7 +1080,7 @@ lumen_status lumen_box_filter(lumen_context *ctx, lumen_image *src, lumen_image 
     static const fn_t fns[] = LUMEN__TABLE(box_filter), fns16[] = LUMEN__TABLE(box_filter_u16);
     int sizes = kw >= 1 && kw <= LUMEN_BOX_MAX_KERNEL && kh >= 1 && kh <= LUMEN_BOX_MAX_KERNEL;
     int margin = sizes ? (kw > kh ? kw : kh) / 2 : 0;
-    LUMEN__START("lumen_box_filter", ((shape){ANY_CHANNELS, 0, 1, 0, margin, 1, 1}));
+    LUMEN__START("lumen_box_filter", ((shape){ANY_CHANNELS, 0, 1, 0, margin, 1, 1, 0, 1}));
     if (elem_size(src) == 4) {
         return lumen__fail(&call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
                            "src is %s: lumen_box_filter takes 8- and 16-bit formats",
@@ -1018,7 +1121,7 @@ static lumen_status histogram_run(lumen__call *call, lumen_image *src, uint32_t 
     static const fn_t fns[] = LUMEN__TABLE(histogram);
     lumen_backend b;
     args_t a;
-    lumen_status st = prepare(call, src, NULL, 0, &a, &b);
+    lumen_status st = prepare(call, src, NULL, 0, 0, &a, &b);
     if (st) return st;
     int c = lumen_image_channels(src), rc = 0;
     for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
@@ -1043,7 +1146,7 @@ static lumen_status lut_run(lumen__call *call, lumen_image *src, lumen_image *ds
     for (int k = 0; k < c; k++) memcpy(tab + 256 * k, table + (tc == 1 ? 0 : 256 * k), 256);
     lumen_backend b;
     args_t a;
-    lumen_status st = prepare(call, src, dst, 0, &a, &b);
+    lumen_status st = prepare(call, src, dst, 0, 0, &a, &b);
     if (st) return st;
     for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
         halide_dimension_t td[2] = {{0, 256, 1, 0}, {0, a.planes ? 1 : c, 256, 0}};
@@ -1166,7 +1269,7 @@ lumen_status lumen_to_tensor(lumen_context *ctx, lumen_image *src, lumen_image *
     pb.type.code = halide_type_float;
     lumen_backend b;
     args_t a;
-    if ((st = prepare(&call, src, dst, 0, &a, &b))) return st;
+    if ((st = prepare(&call, src, dst, 0, 0, &a, &b))) return st;
     a.planes = is_planar(dst) ? dc : 0;
     int w = lumen_image_width(dst), h = lumen_image_height(dst), rc = 0;
     for (int k = 0; k < (a.planes ? a.planes : 1) && !rc && !a.st; k++) {
@@ -1352,7 +1455,7 @@ lumen_status lumen_yuv_to_rgb(lumen_context *ctx, const lumen_yuv_frame *src, lu
     if (st) return st;
     args_t a;
     chroma_t ch;
-    if ((st = prepare(&call, NULL, dst, 0, &a, &b))) return st;
+    if ((st = prepare(&call, NULL, dst, 0, 0, &a, &b))) return st;
     yuv_space k = space_of(space);
     double kr = k.kr, kb = k.kb, kg = k.kg;
     double sy = k.limited ? 255.0 / 219.0 : 1.0, sc = k.limited ? 255.0 / 224.0 : 1.0;
@@ -1395,7 +1498,7 @@ lumen_status lumen_rgb_to_yuv(lumen_context *ctx, lumen_image *src, const lumen_
     if (st) return st;
     args_t a;
     chroma_t ch;
-    if ((st = prepare(&call, src, NULL, 0, &a, &b))) return st;
+    if ((st = prepare(&call, src, NULL, 0, 0, &a, &b))) return st;
     yuv_space k = space_of(space);
     double kr = k.kr, kb = k.kb, kg = k.kg;
     double sy = k.limited ? 219.0 / 255.0 : 1.0, sc = k.limited ? 224.0 / 255.0 : 1.0;
@@ -1478,7 +1581,7 @@ lumen_status lumen_filter2d(lumen_context *ctx, lumen_image *src, lumen_image *d
     int sizes =
         kw >= 1 && kw <= LUMEN_FILTER_MAX_KERNEL && kh >= 1 && kh <= LUMEN_FILTER_MAX_KERNEL;
     LUMEN__START("lumen_filter2d",
-                 ((shape){ANY_CHANNELS, 0, 1, 0, sizes ? (kw > kh ? kw : kh) / 2 : 0, 1, 1}));
+                 ((shape){ANY_CHANNELS, 0, 1, 0, sizes ? (kw > kh ? kw : kh) / 2 : 0, 1, 1, 0, 1}));
     if (!kernel) return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "kernel is NULL");
     if ((st = filter_check(&call, src, kw, kh, shift, sizes ? abs_sum(kernel, kw * kh) : 0)))
         return st;
@@ -1491,7 +1594,7 @@ lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lumen_image 
     int sizes =
         kw >= 1 && kw <= LUMEN_FILTER_MAX_KERNEL && kh >= 1 && kh <= LUMEN_FILTER_MAX_KERNEL;
     LUMEN__START("lumen_sep_filter",
-                 ((shape){ANY_CHANNELS, 0, 1, 0, sizes ? (kw > kh ? kw : kh) / 2 : 0, 1, 1}));
+                 ((shape){ANY_CHANNELS, 0, 1, 0, sizes ? (kw > kh ? kw : kh) / 2 : 0, 1, 1, 0, 1}));
     if (!kx || !ky) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT, "%s is NULL", kx ? "ky" : "kx");
     }

@@ -54,6 +54,29 @@ static void check_run(void) {
     lumen_image_destroy(got);
     lumen_image_destroy(want);
 
+    /* border=N: the stage's border (lumen_context_set_border), here reflect-101 and wrap */
+    lumen_context *bc = NULL;
+    CHECK(lumen_context_create(LUMEN_BACKEND_CPU, &bc) == LUMEN_OK &&
+              lumen_context_set_border(bc, LUMEN_BORDER_REFLECT_101, NULL) == LUMEN_OK,
+          "border context");
+    want = new_like(gray, 0, 0, 0);
+    lumen_sobel(bc, gray, want);
+    CHECK(lumen("run sobel gray.png o.png -p border=4") == 0, "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "run sobel border=4 differs from the library");
+    lumen_image_destroy(got);
+    lumen_image_destroy(want);
+    want = new_like(rgb, 0, 0, 0);
+    lumen_context_set_border(bc, LUMEN_BORDER_WRAP, NULL);
+    lumen_morphology(bc, rgb, want, LUMEN_MORPH_CLOSE, 9, 3);
+    CHECK(lumen("chain morphology:op=3:w=9:h=3:border=3 rgb.png o.png --backend opencl") == 0, "%s",
+          err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "chain morphology border=3 differs from the library");
+    lumen_image_destroy(got);
+    lumen_image_destroy(want);
+    lumen_context_destroy(bc);
+
     want = new_like(rgb, 100, 30, 0);
     lumen_resize(NULL, rgb, want);
     CHECK(lumen("run resize rgb.png o.png --param w=100 --param h=30") == 0, "%s", err_text);
@@ -63,7 +86,7 @@ static void check_run(void) {
     lumen_image_destroy(want);
 
     static const int interps[] = {0, 2, 3, 64}; /* nearest, cubic, area, Lanczos-3 */
-    for (int i = 0; i < 4; i++) { /* 67x45 to about 1/3 (15 = 45 / 3 exactly) */
+    for (int i = 0; i < 4; i++) {               /* 67x45 to about 1/3 (15 = 45 / 3 exactly) */
         int m = interps[i];
         char cmd[96];
         want = new_like(rgb, 22, 15, 0);
@@ -194,11 +217,11 @@ static void check_info_demo(void) {
               strstr(out_text, lumen_cpu_variant()),
           "info output: %s", out_text);
     CHECK(lumen("demo demo-out") == 0, "demo: %s", err_text);
-    const char *files[] = {
-        "sample",       "levels", "grayscale",   "gaussian_blur", "resize",     "sobel",
-        "unsharp_mask", "flip",   "rotate",      "threshold",     "morphology", "median",
-        "warp_affine",  "chain",  "resize_area", "equalize_hist", "box_filter",
-        "resize_lanczos3", "resize_cubic"};
+    const char *files[] = {"sample",      "levels",          "grayscale",    "gaussian_blur",
+                           "resize",      "sobel",           "unsharp_mask", "flip",
+                           "rotate",      "threshold",       "morphology",   "median",
+                           "warp_affine", "chain",           "resize_area",  "equalize_hist",
+                           "box_filter",  "resize_lanczos3", "resize_cubic", "box_filter_wrap"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

@@ -206,6 +206,8 @@ static void check_usage_errors(void) {
         {"run resize rgb.png o.png -p scale=0", "scale=0", "> 0"},
         {"run resize rgb.png o.png -p w=9 -p interp=4", "interp=4", "64 (lanczos3)"},
         {"run resize rgb.png o.png -p w=9 -p interp=5", "interp=5", "3 (area) or 64"},
+        {"run median rgb.png o.png -p border=5", "border=5", "4 (reflect-101)"},
+        {"run warp_affine rgb.png o.png -p border=4", "border=4", "1 (replicate)"},
         {"run resize rgb.png o.png -p w=9 -p interp=65", "interp=65", "64 (lanczos3)"},
         {"run resize rgb.png o.png --param scale=0.5 --param w=300", "scale", "conflicts"},
         {"chain gaussian_blur:sigma=1:sigma=2 rgb.png o.png", "sigma", "twice"},

@@ -80,7 +80,8 @@ static size_t differ(lumen_image *a, lumen_image *b) {
  * the layout, a the space; 8: a the op, b the kernel's width and height; 9: a the size; 10: a the
  * angle of a rotation about the centre with scale 0.9, b the border; 11 equalize_hist, 12 lut with
  * a table per channel; 13 resize_interp nearest, 14 area, to dw x dh; 15 box_filter a x b; 16
- * filter2d, 17 sep_filter with a x a taps; 18 resize_interp cubic, 19 Lanczos-3, to dw x dh);
+ * filter2d, 17 sep_filter with a x a taps; 18 resize_interp cubic, 19 Lanczos-3, to dw x dh; 20
+ * gaussian_blur sigma a with lumen_border b, 21 morphology open a x a with lumen_border b);
  * view: src and dst are views inside larger images (2: isolated). */
 typedef struct {
     int k;
@@ -90,10 +91,11 @@ typedef struct {
     int view;
 } tcase;
 static const char *const names[] = {
-    "levels",     "grayscale",      "gaussian_blur", "resize",     "sobel",       "unsharp_mask",
-    "yuv_to_rgb", "rgb_to_yuv",     "morphology",    "median",     "warp_affine", "equalize_hist",
-    "lut",        "resize_nearest", "resize_area",   "box_filter", "filter2d",    "sep_filter",
-    "resize_cubic", "resize_lanczos3"};
+    "levels",       "grayscale",     "gaussian_blur", "resize",         "sobel",
+    "unsharp_mask", "yuv_to_rgb",    "rgb_to_yuv",    "morphology",     "median",
+    "warp_affine",  "equalize_hist", "lut",           "resize_nearest", "resize_area",
+    "box_filter",   "filter2d",      "sep_filter",    "resize_cubic",   "resize_lanczos3",
+    "blur+border",  "open+border"};
 enum { G = LUMEN_FORMAT_GRAY8, RGB = LUMEN_FORMAT_RGB8, RGBA = LUMEN_FORMAT_RGBA8 };
 enum { BGR = LUMEN_FORMAT_BGR8, BGRA = LUMEN_FORMAT_BGRA8, RGB16 = LUMEN_FORMAT_RGB16 };
 enum { GF32 = LUMEN_FORMAT_GRAYF32, RGBAF32 = LUMEN_FORMAT_RGBAF32 };
@@ -174,6 +176,11 @@ static const tcase cases[] = {
     {19, RGB, 1920, 1080, 640, 360, 0, 0, 0},
     {19, RGB16, 1001, 777, 1500, 1100, 0, 0, 0},
     {19, G, 3840, 2160, 480, 270, 0, 0, 0},
+    {20, RGB, 1920, 1080, 0, 0, 2.0f, 4, 0},
+    {20, RGB16, 1001, 777, 0, 0, 5.0f, 0, 0},
+    {20, GF32, 1600, 900, 0, 0, 1.5f, 2, 1},
+    {21, RGB, 1001, 777, 0, 0, 5, 3, 0},
+    {21, BGRA, 1920, 1080, 0, 0, 7, 4, 1},
 };
 
 /* A random frame (seed 0: zeros) in one allocation, returned for free(). */
@@ -247,6 +254,17 @@ static lumen_status call(const tcase *t, lumen_context *ctx, lumen_image *src, l
             return t->k == 16 ? lumen_filter2d(ctx, src, dst, k2, n, n, 8)
                               : lumen_sep_filter(ctx, src, dst, k1, n, k1, n, 16);
         }
+        case 20:
+        case 21: { /* the context's border for this call (constant: a value per channel) */
+            static const float v[4] = {40, 200, 7, 255};
+            lumen_status st = lumen_context_set_border(ctx, (lumen_border)(int)t->b, v);
+            if (!st)
+                st = t->k == 20
+                         ? lumen_gaussian_blur(ctx, src, dst, t->a)
+                         : lumen_morphology(ctx, src, dst, LUMEN_MORPH_OPEN, (int)t->a, (int)t->a);
+            lumen_context_set_border(ctx, LUMEN_BORDER_REPLICATE, NULL);
+            return st;
+        }
         default:
             return lumen_rgb_to_yuv(ctx, src, fr, (lumen_yuv_space)t->a);
     }
@@ -311,6 +329,7 @@ static void describe(const tcase *t, char *s, size_t n) {
     if (t->k == 8) o += snprintf(s + o, n - o, ", op %d, %gx%g", (int)t->a, t->b, t->b);
     if (t->k == 9 || t->k == 16 || t->k == 17) o += snprintf(s + o, n - o, ", %gx%g", t->a, t->a);
     if (t->k == 15) o += snprintf(s + o, n - o, ", %gx%g", t->a, t->b);
+    if (t->k == 20 || t->k == 21) o += snprintf(s + o, n - o, ", %g, border %d", t->a, (int)t->b);
     if (t->k == 10)
         o += snprintf(s + o, n - o, " -> %dx%d, angle %g, border %s", t->dw, t->dh, t->a,
                       t->b ? "replicate" : "constant");

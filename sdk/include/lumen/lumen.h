@@ -145,6 +145,42 @@ LUMEN_API lumen_status lumen_context_stats(const lumen_context *ctx, lumen_trans
 /** Sets ctx's counters to 0 (NULL: the default context's). */
 LUMEN_API void lumen_context_reset_stats(lumen_context *ctx);
 
+/** Border modes: how a pipeline reads outside its source (OpenCV's BORDER_* names and values,
+ * its borderInterpolate; since 1.7, REFLECT, WRAP and REFLECT_101 since 1.10). Pixels of a row
+ * abcdefgh, and what lies left | right of it: */
+typedef enum lumen_border {
+    LUMEN_BORDER_CONSTANT = 0,   /**< iiiiii|abcdefgh|iiiiiii, i a value given with it */
+    LUMEN_BORDER_REPLICATE = 1,  /**< aaaaaa|abcdefgh|hhhhhhh, the nearest edge pixel */
+    LUMEN_BORDER_REFLECT = 2,    /**< fedcba|abcdefgh|hgfedcb */
+    LUMEN_BORDER_WRAP = 3,       /**< cdefgh|abcdefgh|abcdefg */
+    LUMEN_BORDER_REFLECT_101 = 4 /**< gfedcb|abcdefgh|gfedcba: OpenCV's BORDER_DEFAULT */
+} lumen_border;
+/** The border of ctx's neighbourhood pipelines (since 1.10): lumen_gaussian_blur,
+ * lumen_unsharp_mask, lumen_sobel, lumen_median, lumen_morphology, lumen_box_filter,
+ * lumen_filter2d and lumen_sep_filter read the pixels outside their source as `border` says (the
+ * same on every backend, exact: pixels are only moved), as OpenCV's functions do with a
+ * borderType: a border wider than the image reflects (or wraps) again, and a 1-pixel row reflects
+ * to itself. LUMEN_BORDER_CONSTANT reads value[k] for channel k (in the image's channel order;
+ * value NULL: 0; 8- and 16-bit: rounded and saturated to the element's range). Each context
+ * starts with LUMEN_BORDER_REPLICATE, the only border of the default context (NULL), and of every
+ * pipeline before 1.10. A source view's border lies where it stops reading around itself (the
+ * edges of its image, or its own with LUMEN_VIEW_ISOLATED). Other modes than REPLICATE cost a
+ * copy of the source with its border (in host memory on the CPU, device memory on a GPU) per call,
+ * and refuse (INVALID_ARGUMENT) a source whose copy would exceed LUMEN_MAX_BYTES. A two-step
+ * lumen_morphology (OPEN, CLOSE, TOPHAT, BLACKHAT) applies such a border to its source: the
+ * second step reads the first's result computed over the source and its border, as
+ * cv::morphologyEx does on cv::copyMakeBorder's result (OpenCV applies the border to the first
+ * result instead: the same result for REFLECT and REFLECT_101 with odd kw and kh; CONSTANT, WRAP
+ * and even sizes can differ near the edges; REPLICATE is OpenCV's, as before). resize,
+ * lumen_resize_interp and lumen_warp_affine (its own border) keep theirs. Set it before calls
+ * on ctx run, not during them. Errors: INVALID_ARGUMENT (ctx NULL, a border not listed, a value
+ * not finite). */
+LUMEN_API lumen_status lumen_context_set_border(lumen_context *ctx, lumen_border border,
+                                                const float value[4]);
+/** ctx's border (NULL: the default context's, REPLICATE); value, when not NULL, receives its
+ * constant values (since 1.10). */
+LUMEN_API lumen_border lumen_context_border(const lumen_context *ctx, float value[4]);
+
 /** Device memory freed by images is kept for reuse (the runtime's cache); this returns the cached
  * memory of every backend to its driver. Host buffers that pipelines use inside a call are kept
  * for reuse too (up to 32 MiB in all, since 1.8); this frees them as well. Errors: DEVICE. */
@@ -350,7 +386,8 @@ LUMEN_API lumen_status lumen_grayscale(lumen_context *ctx, lumen_image *src, lum
 
 #define LUMEN_SIGMA_MIN 0.5f  /**< smallest sigma (lumen_gaussian_blur, lumen_unsharp_mask) */
 #define LUMEN_SIGMA_MAX 16.0f /**< largest sigma (lumen_gaussian_blur, lumen_unsharp_mask) */
-/** Separable Gaussian, radius r = ceil(3 sigma), clamp-to-edge borders, in 16-bit integers:
+/** Separable Gaussian, radius r = ceil(3 sigma), clamp-to-edge borders (or the context's:
+ * lumen_context_set_border, as for every neighbourhood pipeline), in 16-bit integers:
  * taps w[-r..r] = the normalised Gaussian rounded to Q16 (the centre takes the rest, so they sum
  * to 65536); each pass (rows, then columns) maps Q7 values p (src << 7 for the first) to
  * q = (r + 1) / 2 + floor(w[0] p[0] / 65536) + sum_{j=1..r} floor(w[j] (p[-j] + p[j]) / 65536);
@@ -421,7 +458,7 @@ typedef enum lumen_interp {
 LUMEN_API lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                            lumen_interp interp);
 
-/** Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge:
+/** Gradient magnitude of a 1-channel src, 3x3 Sobel, clamp-to-edge (or the context's border):
  * min(255, floor(sqrt(gx^2 + gy^2) + 0.5)). src: 1 channel; dst: same size, 1 channel. */
 LUMEN_API lumen_status lumen_sobel(lumen_context *ctx, lumen_image *src, lumen_image *dst);
 
@@ -459,12 +496,6 @@ LUMEN_API lumen_status lumen_flip(lumen_context *ctx, lumen_image *src, lumen_im
 LUMEN_API lumen_status lumen_rotate(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                     int degrees);
 
-/** Border modes: how a pipeline reads outside its source (the values of OpenCV's BORDER_*;
- * since 1.7). */
-typedef enum lumen_border {
-    LUMEN_BORDER_CONSTANT = 0, /**< a value given with the call */
-    LUMEN_BORDER_REPLICATE = 1 /**< the nearest edge pixel */
-} lumen_border;
 /** lumen_warp_affine's flag: m maps dst to src (OpenCV's WARP_INVERSE_MAP). */
 #define LUMEN_WARP_INVERSE_MAP 16
 /** Affine warp, bilinear (cv::warpAffine with INTER_LINEAR; since 1.7): m = {m00, m01, m02, m10,
