@@ -42,9 +42,10 @@ public:
         Expr inside = x >= x0 && x <= x1 && y >= y0 && y <= y1;
         Expr value = select(c == 0, v0, c == 1, v1, c == 2, v2, v3);
         Expr border = input(c, clamp(ix(x), x0, x1), clamp(iy(y), y0, y1));
-        // Inside, the input itself (likely: the copy is a loop of its own).
-        Expr copy = input(c, unsafe_promise_clamped(x, x0, x1), unsafe_promise_clamped(y, y0, y1));
-        output(c, x, y) = select(inside, likely(copy), mode == 0, value, border);
+        // Inside, the input itself (likely: the copy is a loop of its own, clamps folded; a
+        // vector select reads both sides, so the copy's reads stay inside the input too).
+        Expr copy = input(c, clamp(likely(x), x0, x1), clamp(likely(y), y0, y1));
+        output(c, x, y) = select(inside, copy, mode == 0, value, border);
 
         lumen::interleaved(input, false);
         lumen::interleaved(output, false);

@@ -1907,7 +1907,9 @@ static void check_borders(void) {
     static const int sizes[][2] = {{1, 1}, {2, 3}, {37, 23}, {6, 40}};
     static const char *const ops[] = {"gaussian_blur", "unsharp_mask", "sobel",    "median",
                                       "morphology",    "box_filter",   "filter2d", "sep_filter"};
-    const float value[4] = {17.0f, 300.0f, -5.0f, 128.25f}; /* 8-bit: 17, 255, 0, 128 */
+    /* 8-bit: 17, 255, 0, 128; float: values of the images' scale (the tolerances' too) */
+    const float value8[4] = {17.0f, 300.0f, -5.0f, 128.25f},
+                valuef[4] = {0.25f, 1.5f, -0.5f, 0.75f};
     lumen_context *bc = NULL;
     CHECK_OK(lumen_context_create(backend, &bc));
     CHECK(lumen_context_border(bc, NULL) == LUMEN_BORDER_REPLICATE, "a context's first border");
@@ -1917,6 +1919,7 @@ static void check_borders(void) {
             int w = sizes[si][0], h = sizes[si][1], es = lumen_format_element_size(f);
             t_any src = any_new(w, h, f, (int)si);
             for (int mode = LUMEN_BORDER_CONSTANT; mode <= LUMEN_BORDER_REFLECT_101; mode++) {
+                const float *value = es == 4 ? valuef : value8;
                 CHECK_OK(lumen_context_set_border(bc, (lumen_border)mode, value));
                 for (int op = 0; op < 8; op++) {
                     if ((op == 2 && f != LUMEN_FORMAT_GRAY8) || (op >= 5 && es == 4)) continue;
@@ -1959,7 +1962,7 @@ static void check_borders(void) {
     CHECK_OK(lumen_image_view(a.img, 28, 0, 12, 10, 0, &v));
     CHECK_OK(lumen_context_set_border(bc, LUMEN_BORDER_REFLECT_101, NULL));
     CHECK_OK(lumen_gaussian_blur(bc, v, out.img, 2.0f)); /* border_ref 0, 1 */
-    ref_wide in = ref_pad(a.part[0], PAD, LUMEN_BORDER_REFLECT_101, value), o = in;
+    ref_wide in = ref_pad(a.part[0], PAD, LUMEN_BORDER_REFLECT_101, value8), o = in;
     o.data = malloc(in.stride * (size_t)in.h);
     border_ref(0, 1, in, o);
     ref_wide part = want.part[0];

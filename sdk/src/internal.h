@@ -173,6 +173,9 @@ void lumen__pool_leave(void);
 void lumen__threads_link(void);
 /* Halide's host allocations through hostmem.c's cache of freed blocks; the cache emptied. */
 void lumen__host_memory_install(void);
+/* The same cache for the C code's own buffers (128-byte aligned; NULL when out of memory). */
+void *lumen__host_alloc(size_t n);
+void lumen__host_free(void *p);
 void lumen__host_memory_release(void);
 /* After a GPU call: the first of each (function, backend) registers the exit fence again. */
 void lumen__exit_fence_renew(const char *function, lumen_backend backend);

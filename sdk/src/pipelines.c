@@ -279,7 +279,7 @@ static lumen_status release_temp_in(lumen__call *call, temp_t *t, lumen_status s
         int rc = 0;
         if (t->buf.device) LUMEN__HALIDE_CALL_IN(locked, rc, halide_device_free(call, &t->buf));
         if (!st) st = lumen__halide_status(call, rc);
-        free(t->buf.host);
+        lumen__host_free(t->buf.host);
         t->used = 0;
         return st;
     }
@@ -428,6 +428,74 @@ static lumen_status finish(lumen__call *call, args_t *a, int rc) {
 /* v rounded (ties to even) and saturated to 0..top. */
 static double saturate(double v, double top) { return fmin(fmax(nearbyint(v), 0.0), top); }
 
+/* The coordinate read for p along a dimension [lo, lo + n) under border mode (OpenCV's
+ * borderInterpolate, closed form: % made Euclidean); -1 - lo for CONSTANT outside. */
+static int border_index(int p, int lo, int n, int mode) {
+    int d = p - lo, q = mode == 2 ? 2 * n : mode == 4 ? (n > 1 ? 2 * n - 2 : 1) : n;
+    if (d >= 0 && d < n) return p;
+    if (mode == 0) return -1 - lo;
+    if (mode == 1) return lo + (d < 0 ? 0 : n - 1);
+    int t = ((d % q) + q) % q;
+    return lo + (mode == 3 || t < n ? t : (mode == 2 ? 2 * n - 1 : q) - t);
+}
+
+/* pad_source on the CPU: each row's interior copied in one piece (memcpy), the border's pixels
+ * through per-column indices. Any strides: interleaved buffers move whole pixels, others one
+ * channel at a time. */
+static lumen_status pad_host(lumen__call *call, const buf_t *in, buf_t *out, int mode,
+                             const float *value) {
+    const halide_dimension_t *id = in->dim, *od = out->dim;
+    int es = in->type.bits / 8, c = id[0].extent, W = od[1].extent, H = od[2].extent;
+    int ilv = id[0].stride == 1 && id[1].stride == c && od[0].stride == 1 && od[1].stride == c;
+    int n = ilv ? c : 1; /* elements moved together: a pixel, or one channel's element */
+    int dense = ilv || (id[1].stride == 1 && od[1].stride == 1);
+    int *sx = (int *)malloc((size_t)W * sizeof *sx);
+    if (!sx) return lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for src's border");
+    int x_lo = od[1].min, x_in = id[1].min > x_lo ? id[1].min : x_lo;
+    int x_end = id[1].min + id[1].extent < x_lo + W ? id[1].min + id[1].extent : x_lo + W;
+    for (int x = 0; x < W; x++) sx[x] = border_index(x_lo + x, id[1].min, id[1].extent, mode);
+    uint8_t val[4][4]; /* value[k] as an element */
+    for (int k = 0; k < 4; k++) {
+        double t = es == 2 ? 65535.0 : 255.0;
+        uint16_t u16 = (uint16_t)saturate(value[k], t);
+        uint8_t u8 = (uint8_t)saturate(value[k], t);
+        memcpy(val[k],
+               es == 4   ? (const void *)&value[k]
+               : es == 2 ? (const void *)&u16
+                         : &u8,
+               (size_t)es);
+    }
+    size_t ostep = (size_t)od[1].stride * es, istep = (size_t)id[1].stride * es;
+    for (int y = 0; y < H; y++) {
+        int sy = border_index(od[2].min + y, id[2].min, id[2].extent, mode);
+        for (int k = 0; k < (ilv ? 1 : c); k++) {
+            uint8_t *o = out->host + ((size_t)y * od[2].stride + (size_t)k * od[0].stride) * es;
+            const uint8_t *i =
+                sy < id[2].min
+                    ? NULL
+                    : in->host +
+                          ((size_t)(sy - id[2].min) * id[2].stride + (size_t)k * id[0].stride) * es;
+            for (int x = 0; x < W; x++) {
+                if (i && dense && x == x_in - x_lo && x_end > x_in) { /* the interior */
+                    memcpy(o + (size_t)x * ostep, i + (size_t)(x_in - id[1].min) * istep,
+                           (size_t)(x_end - x_in) * n * es);
+                    x = x_end - x_lo - 1;
+                    continue;
+                }
+                for (int e = 0; e < n; e++) {
+                    const uint8_t *from =
+                        !i || sx[x] < id[1].min
+                            ? val[ilv ? e : k]
+                            : i + (size_t)(sx[x] - id[1].min) * istep + (size_t)e * es;
+                    memcpy(o + (size_t)x * ostep + (size_t)e * es, from, (size_t)es);
+                }
+            }
+        }
+    }
+    free(sx);
+    return LUMEN_OK;
+}
+
 /* The context's border for a pipeline reading m around each pixel of src: a copy of the
  * source (a->src, or each plane of a planar one) with a border m wide, written by the pad
  * generator into memory of the call's own (host, and device on a GPU), becomes the source
@@ -475,7 +543,7 @@ static lumen_status pad_source(lumen__call *call, args_t *a, const lumen_image *
     lumen_status st = LUMEN_OK;
     /* host memory on a GPU too: a GPU pipeline may read a small input on the host (pages the
      * call never touches cost nothing) */
-    if (!(p->buf.host = (uint8_t *)malloc((size_t)bytes)))
+    if (!(p->buf.host = (uint8_t *)lumen__host_alloc((size_t)bytes)))
         st = lumen__fail(call, LUMEN_ERROR_OUT_OF_MEMORY, "no memory for src with its border");
     else if (b != LUMEN_BACKEND_CPU)
         *rc = halide_device_malloc(call, &p->buf, lumen__device_interface(b));
@@ -483,7 +551,8 @@ static lumen_status pad_source(lumen__call *call, args_t *a, const lumen_image *
     pa.dst = &pa.d.buf;
     const float *v = call->ctx->border_value;
     int mode = (int)call->ctx->border;
-    for (int k = 0; k < (planar ? c : 1) && !st && !*rc && !pa.st; k++) {
+    if (!st && b == LUMEN_BACKEND_CPU) st = pad_host(call, pa.src, &p->buf, mode, v);
+    for (int k = 0; k < (planar ? c : 1) && b != LUMEN_BACKEND_CPU && !st && !*rc && !pa.st; k++) {
         if (!(*rc = plane_select(call, &pa, k))) {
             float f[4];
             for (int j = 0; j < 4; j++) f[j] = v[planar ? k : j];

@@ -183,7 +183,8 @@ LUMEN_API lumen_border lumen_context_border(const lumen_context *ctx, float valu
 
 /** Device memory freed by images is kept for reuse (the runtime's cache); this returns the cached
  * memory of every backend to its driver. Host buffers that pipelines use inside a call are kept
- * for reuse too (up to 32 MiB in all, since 1.8); this frees them as well. Errors: DEVICE. */
+ * for reuse too (up to 32 MiB in all since 1.8, 64 MiB since 1.10); this frees them as well.
+ * Errors: DEVICE. */
 LUMEN_API lumen_status lumen_release_device_memory(void);
 
 /* ---- Images ------------------------------------------------------------------------------- */
