@@ -456,9 +456,8 @@ static lumen_status pad_host(lumen__call *call, const buf_t *in, buf_t *out, int
     for (int x = 0; x < W; x++) sx[x] = border_index(x_lo + x, id[1].min, id[1].extent, mode);
     uint8_t val[4][4]; /* value[k] as an element */
     for (int k = 0; k < 4; k++) {
-        double t = es == 2 ? 65535.0 : 255.0;
-        uint16_t u16 = (uint16_t)saturate(value[k], t);
-        uint8_t u8 = (uint8_t)saturate(value[k], t);
+        uint16_t u16 = (uint16_t)saturate(value[k], 65535.0);
+        uint8_t u8 = (uint8_t)saturate(value[k], 255.0);
         memcpy(val[k],
                es == 4   ? (const void *)&value[k]
                : es == 2 ? (const void *)&u16
