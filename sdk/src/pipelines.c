@@ -441,9 +441,9 @@ static int border_index(int p, int lo, int n, int mode) {
 
 /* pad_source on the CPU: each row's interior copied in one piece (memcpy), the border's pixels
  * through per-column indices. Any strides: interleaved buffers move whole pixels, others one
- * channel at a time. */
+ * channel at a time. value: CONSTANT's elements by channel, already in the element's range. */
 static lumen_status pad_host(lumen__call *call, const buf_t *in, buf_t *out, int mode,
-                             const float *value) {
+                             const double *value) {
     const halide_dimension_t *id = in->dim, *od = out->dim;
     int es = in->type.bits / 8, c = id[0].extent, W = od[1].extent, H = od[2].extent;
     int ilv = id[0].stride == 1 && id[1].stride == c && od[0].stride == 1 && od[1].stride == c;
@@ -456,13 +456,10 @@ static lumen_status pad_host(lumen__call *call, const buf_t *in, buf_t *out, int
     for (int x = 0; x < W; x++) sx[x] = border_index(x_lo + x, id[1].min, id[1].extent, mode);
     uint8_t val[4][4]; /* value[k] as an element */
     for (int k = 0; k < 4; k++) {
-        uint16_t u16 = (uint16_t)saturate(value[k], 65535.0);
-        uint8_t u8 = (uint8_t)saturate(value[k], 255.0);
-        memcpy(val[k],
-               es == 4   ? (const void *)&value[k]
-               : es == 2 ? (const void *)&u16
-                         : &u8,
-               (size_t)es);
+        float f = (float)value[k];
+        uint16_t u16 = es == 2 ? (uint16_t)value[k] : 0; /* only the element's own type */
+        uint8_t u8 = es == 1 ? (uint8_t)value[k] : 0;
+        memcpy(val[k], es == 4 ? (const void *)&f : es == 2 ? (const void *)&u16 : &u8, (size_t)es);
     }
     size_t ostep = (size_t)od[1].stride * es, istep = (size_t)id[1].stride * es;
     for (int y = 0; y < H; y++) {
@@ -496,8 +493,8 @@ static lumen_status pad_host(lumen__call *call, const buf_t *in, buf_t *out, int
 }
 
 /* The context's border for a pipeline reading m around each pixel of src: a copy of the
- * source (a->src, or each plane of a planar one) with a border m wide, written by the pad
- * generator into memory of the call's own (host, and device on a GPU), becomes the source
+ * source (a->src) with a border m wide, written into memory of the call's own (on the CPU by
+ * pad_host; on a GPU by the pad generator, each plane of a planar source), becomes the source
  * (a->s). Its coordinates are the source's (mins -m), so the pipeline reads it as it reads a view
  * with pixels around it, never past its edges. Inside the call lock; a Halide failure in *rc. */
 static lumen_status pad_source(lumen__call *call, args_t *a, const lumen_image *src,
@@ -548,22 +545,24 @@ static lumen_status pad_source(lumen__call *call, args_t *a, const lumen_image *
         *rc = halide_device_malloc(call, &p->buf, lumen__device_interface(b));
     pa.d = *p, pa.d.buf.dim = pa.d.dim;
     pa.dst = &pa.d.buf;
-    const float *v = call->ctx->border_value;
+    double v[4]; /* CONSTANT's elements: 8- and 16-bit rounded and saturated */
+    for (int k = 0; k < 4; k++) {
+        float f = call->ctx->border_value[k];
+        v[k] = es == 4 ? f : saturate(f, es == 2 ? 65535.0 : 255.0);
+    }
     int mode = (int)call->ctx->border;
     if (!st && b == LUMEN_BACKEND_CPU) st = pad_host(call, pa.src, &p->buf, mode, v);
     for (int k = 0; k < (planar ? c : 1) && b != LUMEN_BACKEND_CPU && !st && !*rc && !pa.st; k++) {
         if (!(*rc = plane_select(call, &pa, k))) {
-            float f[4];
+            double f[4]; /* plane k's value as channel 0 */
             for (int j = 0; j < 4; j++) f[j] = v[planar ? k : j];
             buf_t *i = pa.src, *o = pa.dst;
-            double t = es == 2 ? 65535.0 : 255.0;
-            *rc = es == 4   ? fnsf[b](call, i, mode, f[0], f[1], f[2], f[3], o)
-                  : es == 2 ? fns16[b](call, i, mode, (uint16_t)saturate(f[0], t),
-                                       (uint16_t)saturate(f[1], t), (uint16_t)saturate(f[2], t),
-                                       (uint16_t)saturate(f[3], t), o)
-                            : fns[b](call, i, mode, (uint8_t)saturate(f[0], t),
-                                     (uint8_t)saturate(f[1], t), (uint8_t)saturate(f[2], t),
-                                     (uint8_t)saturate(f[3], t), o);
+            *rc = es == 4   ? fnsf[b](call, i, mode, (float)f[0], (float)f[1], (float)f[2],
+                                    (float)f[3], o)
+                  : es == 2 ? fns16[b](call, i, mode, (uint16_t)f[0], (uint16_t)f[1],
+                                       (uint16_t)f[2], (uint16_t)f[3], o)
+                            : fns[b](call, i, mode, (uint8_t)f[0], (uint8_t)f[1], (uint8_t)f[2],
+                                     (uint8_t)f[3], o);
         }
         plane_done(call, &pa, *rc);
     }
