@@ -685,6 +685,26 @@ std::vector<Case> cases() {
         };
         v.push_back(c);
     }
+    {
+        // Edge-preserving smoothing: Lumen's bilateral grid against cv::bilateralFilter with the
+        // same sigmas (its window radius 1.5 sigma_space; an exact bilateral filter, so another
+        // result: info only). OpenCV takes 1 and 3 channels.
+        Case c{"bilateral", "sigma_space 8, sigma_color 25", {1, 3}};
+        c.lumen = [](lumen_context *x, Img &s, Img &d) { return lumen_bilateral(x, s.li, d.li, 8.0f, 25.0f); };
+        c.peers = {
+            {"cv::bilateralFilter (exact, radius 12)", kCv, 0, true, false, "another algorithm", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::bilateralFilter(s.mat(), o, -1, 25.0, 8.0, cv::BORDER_REPLICATE);
+                 return true;
+             }},
+            {"cv::bilateralFilter (exact, d = 9)", kCv, 0, true, false, "another algorithm, less smoothing", [](const Img &s, Img &d) {
+                 cv::Mat o = d.mat();
+                 cv::bilateralFilter(s.mat(), o, 9, 25.0, 8.0, cv::BORDER_REPLICATE);
+                 return true;
+             }},
+        };
+        v.push_back(c);
+    }
     for (int k : {3, 5}) {  // a caller's kernel: cv::filter2D / sepFilter2D with the same taps / 2^8
         std::string ks = std::to_string(k) + "x" + std::to_string(k);
         static int16_t taps[25], tx[5] = {-16, 48, 192, 48, -16}, t3[3] = {-32, 320, -32};

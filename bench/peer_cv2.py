@@ -221,11 +221,11 @@ for name, params, size, fmt in cases:
     # Not from Python: cv2's RGB2YUV_I420 chroma is not Lumen's (bench.cpp times it, uncounted),
     # a numpy slice reaches OpenCV without its parent, so a "ROI" there clamps at its edges, and
     # the fused yuv_to_rgb (resize) has its C++ two-pass peer only; flip, rotate, threshold,
-    # morphology, median, warp_affine, lut, equalize_hist, filter2d, sep_filter and the reflect-101
-    # blur have their C++ cv:: peers only, so far.
+    # morphology, median, warp_affine, lut, equalize_hist, filter2d, sep_filter, the reflect-101
+    # blur and bilateral have their C++ cv:: peers only, so far.
     if name in ("rgb_to_yuv", "gaussian_blur (view)", "yuv_to_rgb (resize)", "flip", "rotate",
                 "threshold", "morphology", "median", "warp_affine", "lut", "equalize_hist", "filter2d",
-                "sep_filter", "gaussian_blur (reflect-101)"):
+                "sep_filter", "gaussian_blur (reflect-101)", "bilateral"):
         continue
     wd, ht = map(int, size.split("x"))
     c = {"gray": 1, "rgb": 3, "rgba": 4}[fmt]

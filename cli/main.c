@@ -599,6 +599,7 @@ static const char *const demos[][2] = {
     {"median", "median:k=5"},
     {"box_filter", "box_filter:w=15:h=9"},
     {"box_filter_wrap", "box_filter:w=61:h=61:border=3"},
+    {"bilateral", "bilateral:space=8:color=30"},
     {"warp_affine", "warp_affine:angle=20:scale=0.8"},
     {"equalize_hist", "grayscale,levels:gain=0.4:bias=60,equalize_hist"},
     {"chain", "gaussian_blur:sigma=1.5,unsharp_mask:amount=2,resize:w=1024,levels:gain=1.1"},

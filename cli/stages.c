@@ -19,7 +19,8 @@ typedef enum {
     MEDIAN,
     WARP,
     EQUALIZE,
-    BOX
+    BOX,
+    BILATERAL
 } kind;
 
 /* Each parameter: key, default, valid range (min..max; integer-valued if whole), as in lumen.h. */
@@ -97,12 +98,19 @@ static const struct {
       {"h", 5, 1, LUMEN_BOX_MAX_KERNEL, 1, "an integer in 1..255"},
       BORDER},
      "w=5 h=5 (1..255): the mean of each w x h window;" BORDER_HELP},
+    {"bilateral",
+     {{"space", 8, LUMEN_BILATERAL_SPACE_MIN, LUMEN_BILATERAL_SPACE_MAX, 0, "a number in 1..64"},
+      {"color", 25, LUMEN_BILATERAL_COLOR_MIN, LUMEN_BILATERAL_COLOR_MAX, 0,
+       "a number in 4..4096"},
+      BORDER},
+     "space=8 (1..64, pixels) color=25 (4..4096, 8-bit units): edge-preserving smoothing (the "
+     "bilateral grid);" BORDER_HELP},
 };
 
 const char *const stage_pipeline_names[] = {
     "levels",       "grayscale",   "gaussian_blur", "resize",     "sobel",
     "unsharp_mask", "flip",        "rotate",        "threshold",  "morphology",
-    "median",       "warp_affine", "equalize_hist", "box_filter", NULL};
+    "median",       "warp_affine", "equalize_hist", "box_filter", "bilateral",  NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }
@@ -265,6 +273,9 @@ lumen_status stage_run(const stage *s, lumen_context *ctx, lumen_image *src, lum
                 break;
             case BOX:
                 st = lumen_box_filter(ctx, src, dst, (int)v[0], (int)v[1]);
+                break;
+            case BILATERAL:
+                st = lumen_bilateral(ctx, src, dst, (float)v[0], (float)v[1]);
                 break;
             case MORPH:
                 st = lumen_morphology(ctx, src, dst, (lumen_morph_op)(int)v[0], (int)v[1],

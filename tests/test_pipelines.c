@@ -1991,6 +1991,127 @@ static void check_borders(void) {
     lumen_context_destroy(bc);
 }
 
+/* lumen_bilateral: against the plain C grid (CPU: exactly; GPU: within 1 level, float 2^-16,
+ * lumen.h's tolerance) on every interleaved
+ * format and both orders, sizes 1x1 to 131x70, sigmas across their ranges; border modes; a view;
+ * properties an approximation must still have (flat stays flat, a step stays sharp where a
+ * Gaussian of the same reach smears it); bad input. */
+static int bil_ok(t_any *dst, const t_any *want, lumen_format f, const char *what, int w, int h,
+                  float ss, float sc) {
+    double tol = backend == LUMEN_BACKEND_CPU           ? 0
+                 : lumen_format_element_size(f) == 4 ? 1.0 / (1 << 16)
+                                                     : 1.0,
+           diff = any_diff(dst, want);
+    CHECK(diff <= tol, "bilateral %g %g on %s %dx%d%s: off by %g", (double)ss, (double)sc,
+          lumen_format_name(f), w, h, what, diff);
+    return diff <= tol;
+}
+
+static void check_bilateral(void) {
+    static const lumen_format formats[] = {LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,
+                                           LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_BGR8,
+                                           LUMEN_FORMAT_RGB16,   LUMEN_FORMAT_GRAY16,
+                                           LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_RGBAF32};
+    static const int sizes[][2] = {{1, 1}, {2, 3}, {37, 23}, {64, 50}, {5, 130}, {131, 70}};
+    static const float sigmas[][2] = {{1, 4},    {2.5f, 20}, {4, 30},      {7.3f, 61.5f},
+                                      {16, 255}, {3, 9},     {64, 4096.0f}, {1.6f, 100}};
+    const int ns = (int)(sizeof sigmas / sizeof *sigmas);
+    for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            lumen_format f = formats[fi];
+            int w = sizes[si][0], h = sizes[si][1];
+            int bgr = !strncmp(lumen_format_name(f), "BGR", 3);
+            t_any src = any_new(w, h, f, (int)si);
+            for (int t = 0; t < 2; t++) {
+                const float *sg = sigmas[(fi * 3 + si * 2 + (size_t)t) % (size_t)ns];
+                t_any dst = any_new(w, h, f, 1), want = any_new(w, h, f, 0);
+                CHECK(lumen_bilateral(ctx, src.img, dst.img, sg[0], sg[1]) == LUMEN_OK,
+                      "bilateral on %s: %s", lumen_format_name(f), lumen_last_error());
+                ref_bilateral(src.part[0], 0, 0, want.part[0], sg[0], sg[1], bgr);
+                bil_ok(&dst, &want, f, "", w, h, sg[0], sg[1]);
+                any_free(&dst), any_free(&want);
+            }
+            any_free(&src);
+        }
+    /* border modes: the reference on the source padded as OpenCV pads it */
+    lumen_context *bc = NULL;
+    CHECK_OK(lumen_context_create(backend, &bc));
+    const float value[4] = {17.0f, 300.0f, -5.0f, 128.25f};
+    for (int mode = LUMEN_BORDER_CONSTANT; mode <= LUMEN_BORDER_REFLECT_101; mode++) {
+        lumen_format f = mode & 1 ? LUMEN_FORMAT_GRAY8 : LUMEN_FORMAT_BGRA8;
+        t_any src = any_new(29, 17, f, 3), dst = any_new(29, 17, f, 0), want = any_new(29, 17, f, 0);
+        CHECK_OK(lumen_context_set_border(bc, (lumen_border)mode, value));
+        CHECK_OK(lumen_bilateral(bc, src.img, dst.img, 3.0f, 24.0f)); /* reach 3.5 * 3 + 2 */
+        ref_wide in = ref_pad(src.part[0], PAD, mode, value);
+        ref_bilateral(in, PAD, PAD, want.part[0], 3.0f, 24.0f, f == LUMEN_FORMAT_BGRA8);
+        bil_ok(&dst, &want, f, mode == LUMEN_BORDER_WRAP ? ", border WRAP" : ", a border", 29, 17,
+               3.0f, 24.0f);
+        free(in.data);
+        any_free(&src), any_free(&dst), any_free(&want);
+    }
+    lumen_context_destroy(bc);
+    /* a view reads its image around itself; its cells start at its own origin */
+    t_any a = any_new(60, 40, LUMEN_FORMAT_RGB8, 2), out = any_new(21, 13, LUMEN_FORMAT_RGB8, 0);
+    t_any want = any_new(21, 13, LUMEN_FORMAT_RGB8, 0);
+    lumen_image *v = NULL;
+    CHECK_OK(lumen_image_view(a.img, 33, 5, 21, 13, 0, &v));
+    CHECK_OK(lumen_bilateral(ctx, v, out.img, 2.0f, 16.0f));
+    ref_bilateral(a.part[0], 33, 5, want.part[0], 2.0f, 16.0f, 0);
+    bil_ok(&out, &want, LUMEN_FORMAT_RGB8, " (a view)", 21, 13, 2.0f, 16.0f);
+    lumen_image_destroy(v);
+    any_free(&a), any_free(&out), any_free(&want);
+    /* flat stays flat; noise of +-4 is smoothed; a step of 200 stays a step (a Gaussian of
+     * sigma 4 smears it over ~10 pixels) */
+    t_any st = any_new(80, 24, LUMEN_FORMAT_GRAY8, 0), sd = any_new(80, 24, LUMEN_FORMAT_GRAY8, 0);
+    for (int y = 0; y < 24; y++)
+        for (int x = 0; x < 80; x++) st.mem[y * 80 + x] = (uint8_t)(x < 40 ? 20 : 220);
+    CHECK_OK(lumen_bilateral(ctx, st.img, sd.img, 4.0f, 20.0f));
+    uint8_t *p = NULL;
+    CHECK_OK(lumen_image_map(sd.img, LUMEN_ACCESS_READ, &p));
+    int worst = 0;
+    for (int i = 0; p && i < 80 * 24; i++) {
+        int d = abs((int)p[i] - (int)st.mem[i]);
+        worst = d > worst ? d : worst;
+    }
+    CHECK(p && worst <= 1, "bilateral of a step: off by %d", worst);
+    CHECK_OK(lumen_image_map(st.img, LUMEN_ACCESS_WRITE, &p)); /* the host copy is newest */
+    for (int i = 0; i < 80 * 24; i++) st.mem[i] = 77;
+    CHECK_OK(lumen_bilateral(ctx, st.img, sd.img, 5.5f, 4.0f));
+    CHECK_OK(lumen_image_map(sd.img, LUMEN_ACCESS_READ, &p));
+    for (int i = 0; p && i < 80 * 24; i++) CHECK(p[i] == 77, "bilateral of a flat image");
+    double var_in = 0, var_out = 0;
+    CHECK_OK(lumen_image_map(st.img, LUMEN_ACCESS_WRITE, &p));
+    for (int i = 0; i < 80 * 24; i++) st.mem[i] = (uint8_t)(100 + t_rand() % 9 - 4);
+    CHECK_OK(lumen_bilateral(ctx, st.img, sd.img, 4.0f, 20.0f));
+    CHECK_OK(lumen_image_map(sd.img, LUMEN_ACCESS_READ, &p));
+    for (int i = 0; p && i < 80 * 24; i++)
+        var_in += (st.mem[i] - 100.0) * (st.mem[i] - 100.0),
+            var_out += (p[i] - 100.0) * (p[i] - 100.0);
+    CHECK(p && var_out < var_in / 4, "bilateral of noise: variance %g -> %g", var_in / 1920,
+          var_out / 1920);
+    any_free(&st), any_free(&sd);
+    /* bad input */
+    lumen_image *s = NULL, *s2 = NULL, *pl = NULL, *d16 = NULL;
+    CHECK_OK(lumen_image_create(6, 4, 3, &s));
+    CHECK_OK(lumen_image_create(6, 4, 3, &s2));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB8_PLANAR, &pl));
+    CHECK_OK(lumen_image_create_format(6, 4, LUMEN_FORMAT_RGB16, &d16));
+    CHECK(lumen_bilateral(ctx, s, s2, 0.5f, 20) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              strstr(lumen_last_error(), "sigma_space 0.5") &&
+              lumen_bilateral(ctx, s, s2, 65, 20) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_bilateral(ctx, s, s2, NAN, 20) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_bilateral(ctx, s, s2, 4, 3.9f) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_bilateral(ctx, s, s2, 4, INFINITY) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_bilateral(ctx, s, s2, 4, NAN) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_bilateral(ctx, s, s, 4, 20) == LUMEN_ERROR_INVALID_ARGUMENT &&
+              lumen_bilateral(ctx, s, d16, 4, 20) == LUMEN_ERROR_SIZE_MISMATCH &&
+              lumen_bilateral(ctx, pl, pl, 4, 20) == LUMEN_ERROR_UNSUPPORTED_FORMAT &&
+              lumen_bilateral(ctx, NULL, s2, 4, 20) == LUMEN_ERROR_INVALID_ARGUMENT,
+          "bilateral arguments: %s", lumen_last_error());
+    lumen_image_destroy(s), lumen_image_destroy(s2), lumen_image_destroy(pl);
+    lumen_image_destroy(d16);
+}
+
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "cpu";
     for (backend = LUMEN_BACKEND_CPU; backend <= LUMEN_BACKEND_OPENCL; backend++)
@@ -2018,6 +2139,7 @@ int main(int argc, char **argv) {
     check_histogram();
     check_resize_interp();
     check_borders();
+    check_bilateral();
     if (backend == LUMEN_BACKEND_CPU) {
         const char *want = expected_variant(), *got = lumen_cpu_variant();
         printf("cpu variant: %s (LUMEN_MAX_CPU_ISA=%s)\n", got,

@@ -175,6 +175,14 @@ static void check_run(void) {
     lumen_image_destroy(got), lumen_image_destroy(want);
     CHECK(lumen("run box_filter rgb.png o.png -p h=0") != 0 && strstr(err_text, "1..255"),
           "box_filter h 0: %s", err_text);
+    want = new_like(rgb, 0, 0, 0);
+    lumen_bilateral(NULL, rgb, want, 2.5f, 40);
+    CHECK(lumen("chain bilateral:space=2.5:color=40 rgb.png o.png") == 0, "%s", err_text);
+    got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "bilateral differs from the library");
+    lumen_image_destroy(got), lumen_image_destroy(want);
+    CHECK(lumen("run bilateral rgb.png o.png -p color=2") != 0 && strstr(err_text, "4..4096"),
+          "bilateral color 2: %s", err_text);
 
     /* Affine warp: a rotation by 90 degrees about the centre of a square image, border replicate,
      * is lumen_rotate's 270 (counter-clockwise) exactly; argument errors */
@@ -221,7 +229,8 @@ static void check_info_demo(void) {
                            "resize",      "sobel",           "unsharp_mask", "flip",
                            "rotate",      "threshold",       "morphology",   "median",
                            "warp_affine", "chain",           "resize_area",  "equalize_hist",
-                           "box_filter",  "resize_lanczos3", "resize_cubic", "box_filter_wrap"};
+                           "box_filter",  "resize_lanczos3", "resize_cubic", "box_filter_wrap",
+                           "bilateral"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char name[256];
         snprintf(name, sizeof name, "demo-out/%s.png", files[i]);

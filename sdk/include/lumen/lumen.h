@@ -157,7 +157,8 @@ typedef enum lumen_border {
 } lumen_border;
 /** The border of ctx's neighbourhood pipelines (since 1.10): lumen_gaussian_blur,
  * lumen_unsharp_mask, lumen_sobel, lumen_median, lumen_morphology, lumen_box_filter,
- * lumen_filter2d and lumen_sep_filter read the pixels outside their source as `border` says (the
+ * lumen_filter2d, lumen_sep_filter (and lumen_bilateral, since 1.11) read the pixels outside
+ * their source as `border` says (the
  * same on every backend, exact: pixels are only moved), as OpenCV's functions do with a
  * borderType: a border wider than the image reflects (or wraps) again, and a 1-pixel row reflects
  * to itself. LUMEN_BORDER_CONSTANT reads value[k] for channel k (in the image's channel order;
@@ -644,6 +645,36 @@ LUMEN_API lumen_status lumen_filter2d(lumen_context *ctx, lumen_image *src, lume
 LUMEN_API lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                         const int16_t *kx, int kw, const int16_t *ky, int kh,
                                         int shift);
+
+#define LUMEN_BILATERAL_SPACE_MIN 1.0f  /**< smallest sigma_space of lumen_bilateral (pixels) */
+#define LUMEN_BILATERAL_SPACE_MAX 64.0f /**< largest sigma_space of lumen_bilateral (pixels) */
+#define LUMEN_BILATERAL_COLOR_MIN 4.0f  /**< smallest sigma_color (8-bit units, every format) */
+#define LUMEN_BILATERAL_COLOR_MAX 4096.0f /**< largest sigma_color (8-bit units, every format) */
+/** Edge-preserving smoothing by the bilateral grid, since 1.11 (Chen, Paris and Durand 2007, as
+ * Halide's apps/bilateral_grid; an approximation of the bilateral filter with a Gaussian of
+ * about 1.1 sigma_space in space and sigma_color in value). Each pixel's key is its value (gray)
+ * or its luma 0.299 R + 0.587 G + 0.114 B (colour; alpha is filtered but not a key; for 8- and
+ * 16-bit, Q8 integer weights 77, 150, 29), in units of sigma_color (8-bit units: 16-bit keys are
+ * scaled by 1/257, float ones by 255, clamped to 0..1 first). The grid's cells are sigma_space
+ * pixels wide and high, its bins one sigma_color deep: cell X takes the pixels in
+ * [(X - 1/2) sigma_space, (X + 1/2) sigma_space) (y alike), bin z the keys in [z - 1/2, z + 1/2);
+ * each sums its pixels' channels and counts them. The grid is blurred by [1 4 6 4 1] along z, x
+ * and y, then sampled trilinearly at (x / sigma_space, y / sigma_space, key): the channels' sums
+ * over the count, 8- and 16-bit rounded to nearest. So colour edges of equal luma are smoothed
+ * across; each channel of a planar image has no luma: planar formats are refused. Float
+ * arithmetic in IEEE order (strict, no fused multiply-adds): every CPU variant gives the plain C
+ * grid's result exactly (the tests' reference); a GPU is within 1 level (8- and 16-bit) or 2^-16
+ * (float, values 0..1) of it. Costs O(1) per pixel for the splat and the sampling, whatever the
+ * sigmas, plus the grid's blur: (width / sigma_space) x (height / sigma_space) x (255 /
+ * sigma_color) cells of (channels + 1) floats, computed on the CPU a strip at a time, on a GPU
+ * whole (three copies: a small sigma_space and sigma_color with a large image can fail with
+ * OUT_OF_MEMORY or a device error). The border (the context's) is the
+ * pixels the grid's cells at the edges reach, 3.5 sigma_space + 2 around. src: interleaved 8-bit,
+ * 16-bit or float, 1, 3 or 4 channels; dst: same size and format, not overlapping src. Errors:
+ * those of every pipeline, UNSUPPORTED_FORMAT for planar formats, INVALID_ARGUMENT for
+ * sigma_space or sigma_color out of range. */
+LUMEN_API lumen_status lumen_bilateral(lumen_context *ctx, lumen_image *src, lumen_image *dst,
+                                       float sigma_space, float sigma_color);
 
 /* ---- ML preprocessing, since 1.5 ---------------------------------------------------------- */
 
