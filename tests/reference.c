@@ -755,97 +755,69 @@ static float bil_taps(const float *g, ptrdiff_t step) {
 }
 static float bil_lerp(float a, float b, float w) { return a * (1.0f - w) + b * w; }
 
-void ref_bilateral(ref_wide s, int ox, int oy, ref_wide d, float sigma_space, float sigma_color,
-                   int bgr) {
+void ref_bilateral(ref_wide s, int ox, int oy, ref_wide d, float sigma_space, float sigma_color) {
     const float cell = sigma_space, kmax = (float)(255.0 / sigma_color);
-    const int c = s.c, nc = c + 1, fl = s.elem == 4;
-    const float kscale =
-        fl ? kmax : (float)(1.0 / (256.0 * (s.elem == 2 ? 257.0 : 1.0) * sigma_color));
-    static const int q8[3] = {77, 150, 29};
-    static const float lf[3] = {0.299f, 0.587f, 0.114f};
-    int wi[4] = {c == 1 ? 256 : 0, 0, 0, 0};
-    float wf[4] = {c == 1 ? 1.0f : 0.0f, 0, 0, 0};
-    for (int k = 0; c > 1 && k < 3; k++) wi[k] = q8[bgr ? 2 - k : k], wf[k] = lf[bgr ? 2 - k : k];
+    const int fl = s.elem == 4;
+    const float kscale = fl ? kmax : (float)(1.0 / ((s.elem == 2 ? 257.0 : 1.0) * sigma_color));
 #define BIL_IN(px, py, ch) \
-  any_get(s, clampi((px) + ox, 0, s.w - 1), clampi((py) + oy, 0, s.h - 1), clampi(ch, 0, c - 1))
+  any_get(s, clampi((px) + ox, 0, s.w - 1), clampi((py) + oy, 0, s.h - 1), ch)
 #define BIL_LO(v) ((int)ceilf(((float)(v) - 0.5f) * cell))
-    /* the grid: cells X0 - 2 .. X1 + 3 (and y), bins -2 .. zmax + 3, with 2 more of zeros around */
+    /* the grid: cells -2 .. last + 3 (x and y), bins -2 .. round(kmax) + 3, 2 more of zeros
+     * around; per channel a sum (k 0) and a count (k 1) */
     int gx = (int)floorf((float)(d.w - 1) / cell) + 6, gy = (int)floorf((float)(d.h - 1) / cell) + 6;
     int gz = (int)(kmax + 0.5f) + 6, bx = gx + 4, by = gy + 4, bz = gz + 4;
-    size_t n = (size_t)bx * by * bz * nc;
-    float *h = calloc(n, sizeof *h), *t = calloc(n, sizeof *t), *u = calloc(n, sizeof *u);
-    /* index of cell X, Y, bin z, channel k (X from -4) */
+    size_t n = (size_t)bx * by * bz * 2;
+    float *h = malloc(n * sizeof *h), *t = malloc(n * sizeof *t), *u = malloc(n * sizeof *u);
 #define BIL_AT(X, Y, z, k) \
-  ((((size_t)((Y) + 4) * bx + (size_t)((X) + 4)) * bz + (size_t)((z) + 4)) * nc + (size_t)(k))
-    for (int Y = -2; Y < gy - 2; Y++)
-        for (int X = -2; X < gx - 2; X++)
-            for (int py = BIL_LO(Y); py < BIL_LO(Y + 1); py++)
-                for (int px = BIL_LO(X); px < BIL_LO(X + 1); px++) {
-                    float key;
-                    if (fl) {
-                        float sum = wf[0] * (float)BIL_IN(px, py, 0) +
-                                    wf[1] * (float)BIL_IN(px, py, 1) +
-                                    wf[2] * (float)BIL_IN(px, py, 2) +
-                                    wf[3] * (float)BIL_IN(px, py, 3);
-                        key = sum * kscale;
+  ((((size_t)((Y) + 4) * bx + (size_t)((X) + 4)) * bz + (size_t)((z) + 4)) * 2 + (size_t)(k))
+    for (int ch = 0; ch < s.c; ch++) {
+        memset(h, 0, n * sizeof *h), memset(t, 0, n * sizeof *t), memset(u, 0, n * sizeof *u);
+        for (int Y = -2; Y < gy - 2; Y++)
+            for (int X = -2; X < gx - 2; X++)
+                for (int py = BIL_LO(Y); py < BIL_LO(Y + 1); py++)
+                    for (int px = BIL_LO(X); px < BIL_LO(X + 1); px++) {
+                        float v = (float)BIL_IN(px, py, ch), key = v * kscale;
                         if (key != key) key = 0;
-                    } else {
-                        int32_t sum = 0;
-                        for (int k = 0; k < 4; k++) sum += wi[k] * (int32_t)BIL_IN(px, py, k);
-                        key = (float)sum * kscale;
+                        int z = (int)(fminf(fmaxf(key, 0.0f), kmax) + 0.5f);
+                        h[BIL_AT(X, Y, z, 0)] += v;
+                        h[BIL_AT(X, Y, z, 1)] += 1.0f;
                     }
-                    key = fminf(fmaxf(key, 0.0f), kmax);
-                    int z = (int)(key + 0.5f);
-                    for (int k = 0; k < nc; k++)
-                        h[BIL_AT(X, Y, z, k)] += k < c ? (float)BIL_IN(px, py, k) : 1.0f;
-                }
-    /* blur along z, x, y ([1 4 6 4 1]) */
-    ptrdiff_t sz = nc, sx = (ptrdiff_t)bz * nc, sy = (ptrdiff_t)bx * bz * nc;
-    for (int Y = -4; Y < by - 4; Y++)
-        for (int X = -4; X < bx - 4; X++)
-            for (int z = -2; z < bz - 6; z++)
-                for (int k = 0; k < nc; k++) t[BIL_AT(X, Y, z, k)] = bil_taps(h + BIL_AT(X, Y, z, k), sz);
-    for (int Y = -4; Y < by - 4; Y++)
-        for (int X = -2; X < bx - 6; X++)
-            for (int z = -2; z < bz - 6; z++)
-                for (int k = 0; k < nc; k++) u[BIL_AT(X, Y, z, k)] = bil_taps(t + BIL_AT(X, Y, z, k), sx);
-    memset(h, 0, n * sizeof *h);
-    for (int Y = -2; Y < by - 6; Y++)
-        for (int X = -2; X < bx - 6; X++)
-            for (int z = -2; z < bz - 6; z++)
-                for (int k = 0; k < nc; k++) h[BIL_AT(X, Y, z, k)] = bil_taps(u + BIL_AT(X, Y, z, k), sy);
-    /* sample at each pixel */
-    for (int y = 0; y < d.h; y++)
-        for (int x = 0; x < d.w; x++) {
-            float key;
-            if (fl) {
-                float sum = wf[0] * (float)BIL_IN(x, y, 0) + wf[1] * (float)BIL_IN(x, y, 1) +
-                            wf[2] * (float)BIL_IN(x, y, 2) + wf[3] * (float)BIL_IN(x, y, 3);
-                key = sum * kscale;
+        /* blur along z, x, y ([1 4 6 4 1]) */
+        ptrdiff_t sz = 2, sx = (ptrdiff_t)bz * 2, sy = (ptrdiff_t)bx * bz * 2;
+        for (int Y = -4; Y < by - 4; Y++)
+            for (int X = -4; X < bx - 4; X++)
+                for (int z = -2; z < bz - 6; z++)
+                    for (int k = 0; k < 2; k++) t[BIL_AT(X, Y, z, k)] = bil_taps(h + BIL_AT(X, Y, z, k), sz);
+        for (int Y = -4; Y < by - 4; Y++)
+            for (int X = -2; X < bx - 6; X++)
+                for (int z = -2; z < bz - 6; z++)
+                    for (int k = 0; k < 2; k++) u[BIL_AT(X, Y, z, k)] = bil_taps(t + BIL_AT(X, Y, z, k), sx);
+        memset(h, 0, n * sizeof *h);
+        for (int Y = -2; Y < by - 6; Y++)
+            for (int X = -2; X < bx - 6; X++)
+                for (int z = -2; z < bz - 6; z++)
+                    for (int k = 0; k < 2; k++) h[BIL_AT(X, Y, z, k)] = bil_taps(u + BIL_AT(X, Y, z, k), sy);
+        /* sample at each pixel: along y, then x, then z */
+        for (int y = 0; y < d.h; y++)
+            for (int x = 0; x < d.w; x++) {
+                float key = (float)BIL_IN(x, y, ch) * kscale;
                 if (key != key) key = 0;
-            } else {
-                int32_t sum = 0;
-                for (int k = 0; k < 4; k++) sum += wi[k] * (int32_t)BIL_IN(x, y, k);
-                key = (float)sum * kscale;
-            }
-            key = fminf(fmaxf(key, 0.0f), kmax);
-            float fx = (float)x / cell, fy = (float)y / cell;
-            int xi = (int)floorf(fx), yi = (int)floorf(fy), zi = (int)key;
-            float xf = fx - (float)xi, yf = fy - (float)yi, zf = key - (float)zi;
-            float v[5];
-            for (int k = 0; k < nc; k++) { /* along y, then x, then z */
-                float p[2];
-                for (int j = 0; j < 2; j++) {
-                    const float *g = h + BIL_AT(xi, yi, zi + j, k);
-                    p[j] = bil_lerp(bil_lerp(g[0], g[sy], yf), bil_lerp(g[sx], g[sx + sy], yf), xf);
+                key = fminf(fmaxf(key, 0.0f), kmax);
+                float fx = (float)x / cell, fy = (float)y / cell;
+                int xi = (int)floorf(fx), yi = (int)floorf(fy), zi = (int)key;
+                float xf = fx - (float)xi, yf = fy - (float)yi, zf = key - (float)zi, v[2];
+                for (int k = 0; k < 2; k++) {
+                    float p[2];
+                    for (int j = 0; j < 2; j++) {
+                        const float *g = h + BIL_AT(xi, yi, zi + j, k);
+                        p[j] = bil_lerp(bil_lerp(g[0], g[sy], yf), bil_lerp(g[sx], g[sx + sy], yf), xf);
+                    }
+                    v[k] = bil_lerp(p[0], p[1], zf);
                 }
-                v[k] = bil_lerp(p[0], p[1], zf);
+                float r = v[0] / v[1];
+                any_set(d, x, y, ch, fl ? r : nearbyintf(r));
             }
-            for (int k = 0; k < c; k++) {
-                float r = v[k] / v[c];
-                any_set(d, x, y, k, fl ? r : nearbyintf(r));
-            }
-        }
+    }
 #undef BIL_IN
 #undef BIL_LO
 #undef BIL_AT

@@ -67,11 +67,11 @@ void ref_filter2d(ref_wide src, ref_wide dst, const long *kernel, int kw, int kh
  * with CONSTANT, 8- and 16-bit rounded and saturated) in a new image (free its data). */
 int ref_border_index(int p, int n, int border);
 ref_wide ref_pad(ref_wide src, int m, int border, const float *value);
-/* lumen_bilateral from lumen.h's description, in float as there: dst pixel (x, y) reads src's
- * (x + ox, y + oy), clamped to src (a padded source: ox = oy = its border); bgr: src's channel
- * order. */
+/* lumen_bilateral from lumen.h's description, in float as there, each channel on its own: dst
+ * pixel (x, y) reads src's (x + ox, y + oy), clamped to src (a padded source: ox = oy = its
+ * border). */
 void ref_bilateral(ref_wide src, int ox, int oy, ref_wide dst, float sigma_space,
-                   float sigma_color, int bgr);
+                   float sigma_color);
 void ref_grayscale(ref_image src, ref_image dst);
 /* bgr: src's channels are B, G, R (and A). */
 void ref_grayscale_order(ref_image src, ref_image dst, int bgr);

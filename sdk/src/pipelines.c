@@ -99,7 +99,8 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
                            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
                            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
                            "lumen_warp_affine, lumen_box_filter, lumen_filter2d, "
-                           "lumen_sep_filter, lumen_lut, lumen_histogram and lumen_resize_interp",
+                           "lumen_sep_filter, lumen_bilateral, lumen_lut, lumen_histogram and "
+                           "lumen_resize_interp",
                            lumen_format_name(src->format));
     }
     int want = s->dst_channels ? s->dst_channels : sc;
@@ -1676,17 +1677,14 @@ lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lumen_image 
 
 lumen_status lumen_bilateral(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                              float sigma_space, float sigma_color) {
-    typedef int (*fn_t)(const void *, buf_t *, float, int32_t, float, float, int32_t, int32_t,
-                        int32_t, int32_t, int32_t, buf_t *);
-    typedef int (*fnf_t)(const void *, buf_t *, float, int32_t, float, float, float, float, float,
-                         float, int32_t, buf_t *);
-    static const fn_t fns[] = LUMEN__TABLE(bilateral), fns16[] = LUMEN__TABLE(bilateral_u16);
-    static const fnf_t fnsf[] = LUMEN__TABLE(bilateral_f32);
+    typedef int (*fn_t)(const void *, buf_t *, float, int32_t, float, float, int32_t, buf_t *);
+    static const fn_t fns[] = LUMEN__TABLE(bilateral), fns16[] = LUMEN__TABLE(bilateral_u16),
+                      fnsf[] = LUMEN__TABLE(bilateral_f32);
     const float s = sigma_space, sc = sigma_color;
     int ok = s >= LUMEN_BILATERAL_SPACE_MIN && s <= LUMEN_BILATERAL_SPACE_MAX;
     /* the grid's cells reach 3.5 cells around a pixel (generators/bilateral.cpp) */
     LUMEN__START("lumen_bilateral",
-                 ((shape){ANY_CHANNELS, 0, 1, 0, ok ? (int)ceil(3.5 * s) + 2 : 0, 1, 0, 0, 1}));
+                 ((shape){ANY_CHANNELS, 0, 1, 0, ok ? (int)ceil(3.5 * s) + 2 : 0, 1, 1, 0, 1}));
     if (!ok || !(sc >= LUMEN_BILATERAL_COLOR_MIN && sc <= LUMEN_BILATERAL_COLOR_MAX)) {
         return lumen__fail(&call, LUMEN_ERROR_INVALID_ARGUMENT,
                            "sigma_space %g, sigma_color %g: need %g..%g and %g..%g", (double)s,
@@ -1695,24 +1693,17 @@ lumen_status lumen_bilateral(lumen_context *ctx, lumen_image *src, lumen_image *
                            (double)LUMEN_BILATERAL_COLOR_MAX);
     }
     LUMEN__PREPARE();
-    int c = lumen_image_channels(src), es = elem_size(src), bgr = is_bgr(src);
-    /* the key's weights: gray 1, colour its luma in the image's order (Q8 for integers) */
-    static const int32_t q8[3] = {77, 150, 29};
-    static const float lf[3] = {0.299f, 0.587f, 0.114f};
-    int32_t wi[4] = {c == 1 ? 256 : 0, 0, 0, 0};
-    float wf[4] = {c == 1 ? 1.0f : 0.0f, 0, 0, 0};
-    for (int k = 0; c > 1 && k < 3; k++) wi[k] = q8[bgr ? 2 - k : k], wf[k] = lf[bgr ? 2 - k : k];
+    int c = lumen_image_channels(src), es = elem_size(src), rc = 0;
+    /* keys in units of sigma_color (8-bit units): element * kscale, clamped to 0..kmax */
     float kmax = (float)(255.0 / sc);
-    float kscale = es == 4 ? kmax : (float)(1.0 / (256.0 * (es == 2 ? 257.0 : 1.0) * sc));
+    float kscale = es == 4 ? kmax : (float)(1.0 / ((es == 2 ? 257.0 : 1.0) * sc));
     /* CPU strips: about 8 MiB of blurred grid rows each, 4..64 cell rows, at least 8 strips */
-    int h = lumen_image_height(dst);
-    double row = (lumen_image_width(dst) / s + 8) * (kmax + 6) * (c + 1) * 4;
+    int h = lumen_image_height(dst), cp = a.planes ? 1 : c;
+    double row = (lumen_image_width(dst) / s + 8) * (kmax + 6) * 2 * cp * 4;
     double cells = fmin(fmax(floor((8 << 20) / row), 4), 64);
     cells = fmin(cells, fmax(4, ceil(h / s / 8)));
     int32_t span = (int32_t)ceil(s) + 1, strip = (int32_t)ceil(cells * s);
-    int rc = es == 4 ? fnsf[b](&call, a.src, s, span, kscale, kmax, wf[0], wf[1], wf[2], wf[3],
-                               strip, a.dst)
-                     : (es == 2 ? fns16 : fns)[b](&call, a.src, s, span, kscale, kmax, wi[0],
-                                                  wi[1], wi[2], wi[3], strip, a.dst);
+    const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    LUMEN__EACH_PLANE(rc, f[b](&call, a.src, s, span, kscale, kmax, strip, a.dst));
     return finish(&call, &a, rc);
 }

@@ -210,14 +210,15 @@ typedef struct lumen_image lumen_image;
  * otherwise). 16-bit and float images: lumen_levels, lumen_gaussian_blur, lumen_resize,
  * lumen_unsharp_mask (and since 1.5 lumen_flip, lumen_rotate and lumen_threshold, since 1.6
  * lumen_morphology and lumen_median, since 1.7 lumen_warp_affine and lumen_resize_interp's
- * nearest) take them (dst of src's format);
+ * nearest, since 1.11 lumen_bilateral) take them (dst of src's format);
  * lumen_grayscale, lumen_sobel and the YUV conversions return UNSUPPORTED_FORMAT for them. Planar
  * formats (since 1.5): LUMEN_FORMAT_PLANAR added to a 3- or 4-channel format (RGB8_PLANAR, ...,
  * BGRAF32_PLANAR) stores each channel as a plane of its own (plane k = the k-th channel of the
  * order, e.g. B for BGR; rows lumen_image_stride bytes apart within a plane, planes
  * lumen_image_plane_stride bytes apart): a CHW tensor's layout. lumen_levels, lumen_gaussian_blur,
  * lumen_resize, lumen_unsharp_mask, lumen_flip, lumen_rotate, lumen_threshold, lumen_morphology,
- * lumen_median, lumen_warp_affine, lumen_lut, lumen_histogram and lumen_resize_interp take them
+ * lumen_median, lumen_warp_affine, lumen_lut, lumen_histogram, lumen_resize_interp (and
+ * lumen_box_filter, lumen_filter2d, lumen_sep_filter, lumen_bilateral) take them
  * (dst in src's format, planar too), with the results of the interleaved format plane by plane (on
  * a GPU as views: device crops, each plane's for OpenCL where the plane stride is a multiple of the
  * device's alignment, else through host memory); the other pipelines and the YUV conversions return
@@ -652,27 +653,26 @@ LUMEN_API lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lu
 #define LUMEN_BILATERAL_COLOR_MAX 4096.0f /**< largest sigma_color (8-bit units, every format) */
 /** Edge-preserving smoothing by the bilateral grid, since 1.11 (Chen, Paris and Durand 2007, as
  * Halide's apps/bilateral_grid; an approximation of the bilateral filter with a Gaussian of
- * about 1.1 sigma_space in space and sigma_color in value). Each pixel's key is its value (gray)
- * or its luma 0.299 R + 0.587 G + 0.114 B (colour; alpha is filtered but not a key; for 8- and
- * 16-bit, Q8 integer weights 77, 150, 29), in units of sigma_color (8-bit units: 16-bit keys are
- * scaled by 1/257, float ones by 255, clamped to 0..1 first). The grid's cells are sigma_space
- * pixels wide and high, its bins one sigma_color deep: cell X takes the pixels in
- * [(X - 1/2) sigma_space, (X + 1/2) sigma_space) (y alike), bin z the keys in [z - 1/2, z + 1/2);
- * each sums its pixels' channels and counts them. The grid is blurred by [1 4 6 4 1] along z, x
- * and y, then sampled trilinearly at (x / sigma_space, y / sigma_space, key): the channels' sums
- * over the count, 8- and 16-bit rounded to nearest. So colour edges of equal luma are smoothed
- * across; each channel of a planar image has no luma: planar formats are refused. Float
+ * about 1.1 sigma_space in space and sigma_color in value). Each channel is filtered on its own
+ * values: an element's key is its value in units of sigma_color (8-bit units for every format:
+ * 16-bit elements count 1/257, float ones 255; keys clamp to 0..255 / sigma_color, so float
+ * elements outside 0..1 are binned at the ends). The grid's cells are sigma_space pixels wide and
+ * high, its bins one sigma_color deep: cell X takes the pixels in [(X - 1/2) sigma_space,
+ * (X + 1/2) sigma_space) (y alike), bin z the keys in [z - 1/2, z + 1/2); each sums its elements
+ * and counts them. The grid is blurred by [1 4 6 4 1] along z, x and y, then sampled
+ * trilinearly (along y, x, z) at (x / sigma_space, y / sigma_space, key): the sum over the count,
+ * 8- and 16-bit rounded to nearest (float NaN elements spread to their neighbours). Float
  * arithmetic in IEEE order (strict, no fused multiply-adds): every CPU variant gives the plain C
  * grid's result exactly (the tests' reference); a GPU is within 1 level (8- and 16-bit) or 2^-16
  * (float, values 0..1) of it. Costs O(1) per pixel for the splat and the sampling, whatever the
  * sigmas, plus the grid's blur: (width / sigma_space) x (height / sigma_space) x (255 /
- * sigma_color) cells of (channels + 1) floats, computed on the CPU a strip at a time, on a GPU
+ * sigma_color) cells of 2 floats per channel, computed on the CPU a strip at a time, on a GPU
  * whole (three copies: a small sigma_space and sigma_color with a large image can fail with
- * OUT_OF_MEMORY or a device error). The border (the context's) is the
- * pixels the grid's cells at the edges reach, 3.5 sigma_space + 2 around. src: interleaved 8-bit,
- * 16-bit or float, 1, 3 or 4 channels; dst: same size and format, not overlapping src. Errors:
- * those of every pipeline, UNSUPPORTED_FORMAT for planar formats, INVALID_ARGUMENT for
- * sigma_space or sigma_color out of range. */
+ * OUT_OF_MEMORY or a device error). Pixels outside the image are the context's border; the grid
+ * reads 3.5 sigma_space + 2 around (a view reads its image there, as lumen_gaussian_blur does).
+ * src: any format (interleaved or planar: per plane, the same result); dst: same size and
+ * format, not overlapping src. Errors: those of every pipeline, INVALID_ARGUMENT for sigma_space
+ * or sigma_color out of range. */
 LUMEN_API lumen_status lumen_bilateral(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                        float sigma_space, float sigma_color);
 
