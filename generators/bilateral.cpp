@@ -6,10 +6,9 @@
 // bin z the keys of [z - 1/2, z + 1/2); per channel c each cell and bin sums its elements (k 0)
 // and counts them (k 1). The grid is blurred by [1 4 6 4 1] in z, x and y, then sampled
 // trilinearly at each element's (x / cell, y / cell, key), its sum over its count, 8- and 16-bit
-// rounded to nearest. Every float
-// operation is strict_float (IEEE, in the written order, no fused multiply-adds), so each CPU
-// variant and both Halide versions give the same result, the plain C grid's (tests/reference.c);
-// GPUs are within a level of it.
+// rounded to nearest. Every float operation is strict_float (IEEE, in the written order, no fused
+// multiply-adds), so each CPU variant and both Halide versions give the same result, the plain C
+// grid's (tests/reference.c); GPUs are within a level of it.
 #include "common.h"
 
 namespace {
@@ -52,7 +51,8 @@ public:
         Expr bin = cast<int>(keyh(c, px, py) + 0.5f);
         Func histogram("histogram");
         histogram(X, Y, z, c, k) = 0.0f;
-        histogram(X, Y, bin, c, k) += strict_float(select(k == 0, cast<float>(in(c, px, py)), 1.0f));
+        histogram(X, Y, bin, c, k) +=
+            strict_float(select(k == 0, cast<float>(in(c, px, py)), 1.0f));
 
         auto taps = [](std::function<Expr(int)> f) {
             return strict_float(f(-2) + f(-1) * 4.0f + f(0) * 6.0f + f(1) * 4.0f + f(2));
@@ -103,8 +103,8 @@ public:
             output.reorder(c, x, y)
                 .split(y, yo, yy, strip, TailStrategy::GuardWithIf)
                 .parallel(yo);
-            for (int k : {1, 3, 4})
-                output.specialize(channels == k).unroll(c).vectorize(
+            for (int n : {1, 3, 4})
+                output.specialize(channels == n).unroll(c).vectorize(
                     x, vec, TailStrategy::GuardWithIf);
             output.specialize_fail("lumen: unsupported channel count");
             blury.compute_at(output, yo).reorder(X, z, k, c, Y).vectorize(X, vec,
