@@ -666,9 +666,10 @@ LUMEN_API lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lu
  * grid's result exactly (the tests' reference); a GPU is within 1 level (8- and 16-bit) or 2^-16
  * (float, values 0..1) of it. Costs O(1) per pixel for the splat and the sampling, whatever the
  * sigmas, plus the grid's blur: (width / sigma_space) x (height / sigma_space) x (255 /
- * sigma_color) cells of 2 floats per channel, computed on the CPU a strip at a time, on a GPU
- * whole (three copies: a small sigma_space and sigma_color with a large image can fail with
- * OUT_OF_MEMORY or a device error). Pixels outside the image are the context's border; the grid
+ * sigma_color) cells of 2 floats per channel, computed on the CPU a strip at a time (each thread
+ * holds 14 or more grid rows), on a GPU whole (three copies). So a small sigma_space and
+ * sigma_color with a large image need much memory, and can fail with OUT_OF_MEMORY (or a device
+ * error). Pixels outside the image are the context's border; the grid
  * reads 3.5 sigma_space + 2 around (a view reads its image there, as lumen_gaussian_blur does).
  * src: any format (interleaved or planar: per plane, the same result); dst: same size and
  * format, not overlapping src. Errors: those of every pipeline, INVALID_ARGUMENT for sigma_space
