@@ -3,7 +3,8 @@
 #   1. release build on the current Halide (.venv): every ctest test (labels unit, device, cli,
 #      package, valgrind, seed, abi);
 #   2. halide14 build on Debian's Halide 14: unit and device tests, then every pipeline's output
-#      compared byte for byte with build 1's (tests/compare_toolchains.sh);
+#      compared byte for byte with build 1's (tests/compare_toolchains.sh; the GPU bilateral
+#      within 1 level);
 #   3. sanitize build (clang ASan + UBSan): unit, device and cli tests again, and the fuzzer for
 #      LUMEN_FUZZ_SECONDS (default 60);
 #   4. tsan build (clang ThreadSanitizer): the CPU-path tests (tests/tsan.supp);
