@@ -100,17 +100,16 @@ static const struct {
      "w=5 h=5 (1..255): the mean of each w x h window;" BORDER_HELP},
     {"bilateral",
      {{"space", 8, LUMEN_BILATERAL_SPACE_MIN, LUMEN_BILATERAL_SPACE_MAX, 0, "a number in 1..64"},
-      {"color", 25, LUMEN_BILATERAL_COLOR_MIN, LUMEN_BILATERAL_COLOR_MAX, 0,
-       "a number in 4..4096"},
+      {"color", 25, LUMEN_BILATERAL_COLOR_MIN, LUMEN_BILATERAL_COLOR_MAX, 0, "a number in 4..4096"},
       BORDER},
      "space=8 (1..64, pixels) color=25 (4..4096, 8-bit units): edge-preserving smoothing (the "
      "bilateral grid);" BORDER_HELP},
 };
 
 const char *const stage_pipeline_names[] = {
-    "levels",       "grayscale",   "gaussian_blur", "resize",     "sobel",
-    "unsharp_mask", "flip",        "rotate",        "threshold",  "morphology",
-    "median",       "warp_affine", "equalize_hist", "box_filter", "bilateral",  NULL};
+    "levels",        "grayscale",  "gaussian_blur", "resize",     "sobel",  "unsharp_mask",
+    "flip",          "rotate",     "threshold",     "morphology", "median", "warp_affine",
+    "equalize_hist", "box_filter", "bilateral",     NULL};
 
 const char *stage_params_help(int pipeline) { return table[pipeline].help; }
 const char *stage_name(const stage *s) { return table[s->pipeline].name; }

@@ -87,36 +87,41 @@ public:
         if (this->get_target().has_gpu_feature()) {
             // The grid in device memory, a thread per cell (its pixels in a serial loop): no
             // shared memory, so any sigma_color and cell fit a block.
-            histogram.compute_root().reorder(z, k, c, X, Y).gpu_tile(X, Y, xo, yo, xt, yt, 8, 8,
-                                                                     TailStrategy::GuardWithIf);
-            histogram.update().reorder(k, c, r.x, r.y, X, Y).gpu_tile(X, Y, xo, yo, xt, yt, 8, 8,
-                                                                      TailStrategy::GuardWithIf);
+            histogram.compute_root()
+                .reorder(z, k, c, X, Y)
+                .gpu_tile(X, Y, xo, yo, xt, yt, 8, 8, TailStrategy::GuardWithIf);
+            histogram.update()
+                .reorder(k, c, r.x, r.y, X, Y)
+                .gpu_tile(X, Y, xo, yo, xt, yt, 8, 8, TailStrategy::GuardWithIf);
             for (Func f : {blurx, blury})
-                f.compute_root().reorder(z, k, c, X, Y).gpu_tile(X, Y, xo, yo, xt, yt, 16, 8,
-                                                                 TailStrategy::GuardWithIf);
+                f.compute_root()
+                    .reorder(z, k, c, X, Y)
+                    .gpu_tile(X, Y, xo, yo, xt, yt, 16, 8, TailStrategy::GuardWithIf);
             output.gpu_tile(x, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
             sample.compute_at(output, xt);
         } else {
             // Strips of `strip` output rows in parallel; per strip the grid rows it samples
             // (blury) and their blurred neighbours (blurx), a grid row of histogram at a time.
             int vec = this->template natural_vector_size<float>();
-            output.reorder(c, x, y)
-                .split(y, yo, yy, strip, TailStrategy::GuardWithIf)
-                .parallel(yo);
+            output.reorder(c, x, y).split(y, yo, yy, strip, TailStrategy::GuardWithIf).parallel(yo);
             for (int n : {1, 3, 4})
-                output.specialize(channels == n).unroll(c).vectorize(
-                    x, vec, TailStrategy::GuardWithIf);
+                output.specialize(channels == n)
+                    .unroll(c)
+                    .vectorize(x, vec, TailStrategy::GuardWithIf);
             output.specialize_fail("lumen: unsupported channel count");
-            blury.compute_at(output, yo).reorder(X, z, k, c, Y).vectorize(X, vec,
-                                                                         TailStrategy::RoundUp);
-            blurx.compute_at(output, yo).reorder(X, z, k, c, Y).vectorize(X, vec,
-                                                                         TailStrategy::RoundUp);
+            blury.compute_at(output, yo)
+                .reorder(X, z, k, c, Y)
+                .vectorize(X, vec, TailStrategy::RoundUp);
+            blurx.compute_at(output, yo)
+                .reorder(X, z, k, c, Y)
+                .vectorize(X, vec, TailStrategy::RoundUp);
             blurz.compute_at(blurx, Y).vectorize(X, vec, TailStrategy::RoundUp);
             histogram.compute_at(blurx, Y);
             keyh.compute_at(blurx, Y).reorder(x, c, y).vectorize(x, vec, TailStrategy::RoundUp);
             keyf.compute_at(output, yy).reorder(x, c, y).vectorize(x, vec, TailStrategy::RoundUp);
-            rowy.compute_at(output, yy).reorder(X, z, k, c, y).vectorize(X, vec,
-                                                                        TailStrategy::RoundUp);
+            rowy.compute_at(output, yy)
+                .reorder(X, z, k, c, y)
+                .vectorize(X, vec, TailStrategy::RoundUp);
             histogram.update().reorder(k, c, r.x, r.y, X, Y).unroll(k).unroll(c);
         }
     }

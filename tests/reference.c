@@ -761,10 +761,11 @@ void ref_bilateral(ref_wide s, int ox, int oy, ref_wide d, float sigma_space, fl
     const float kscale = fl ? kmax : (float)(1.0 / ((s.elem == 2 ? 257.0 : 1.0) * sigma_color));
 #define BIL_IN(px, py, ch) \
   any_get(s, clampi((px) + ox, 0, s.w - 1), clampi((py) + oy, 0, s.h - 1), ch)
-#define BIL_LO(v) ((int)ceilf(((float)(v) - 0.5f) * cell))
+#define BIL_LO(v) ((int)ceilf(((float)(v)-0.5f) * cell))
     /* the grid: cells -2 .. last + 3 (x and y), bins -2 .. round(kmax) + 3, 2 more of zeros
      * around; per channel a sum (k 0) and a count (k 1) */
-    int gx = (int)floorf((float)(d.w - 1) / cell) + 6, gy = (int)floorf((float)(d.h - 1) / cell) + 6;
+    int gx = (int)floorf((float)(d.w - 1) / cell) + 6,
+        gy = (int)floorf((float)(d.h - 1) / cell) + 6;
     int gz = (int)(kmax + 0.5f) + 6, bx = gx + 4, by = gy + 4, bz = gz + 4;
     size_t n = (size_t)bx * by * bz * 2;
     float *h = malloc(n * sizeof *h), *t = malloc(n * sizeof *t), *u = malloc(n * sizeof *u);
@@ -787,16 +788,19 @@ void ref_bilateral(ref_wide s, int ox, int oy, ref_wide d, float sigma_space, fl
         for (int Y = -4; Y < by - 4; Y++)
             for (int X = -4; X < bx - 4; X++)
                 for (int z = -2; z < bz - 6; z++)
-                    for (int k = 0; k < 2; k++) t[BIL_AT(X, Y, z, k)] = bil_taps(h + BIL_AT(X, Y, z, k), sz);
+                    for (int k = 0; k < 2; k++)
+                        t[BIL_AT(X, Y, z, k)] = bil_taps(h + BIL_AT(X, Y, z, k), sz);
         for (int Y = -4; Y < by - 4; Y++)
             for (int X = -2; X < bx - 6; X++)
                 for (int z = -2; z < bz - 6; z++)
-                    for (int k = 0; k < 2; k++) u[BIL_AT(X, Y, z, k)] = bil_taps(t + BIL_AT(X, Y, z, k), sx);
+                    for (int k = 0; k < 2; k++)
+                        u[BIL_AT(X, Y, z, k)] = bil_taps(t + BIL_AT(X, Y, z, k), sx);
         memset(h, 0, n * sizeof *h);
         for (int Y = -2; Y < by - 6; Y++)
             for (int X = -2; X < bx - 6; X++)
                 for (int z = -2; z < bz - 6; z++)
-                    for (int k = 0; k < 2; k++) h[BIL_AT(X, Y, z, k)] = bil_taps(u + BIL_AT(X, Y, z, k), sy);
+                    for (int k = 0; k < 2; k++)
+                        h[BIL_AT(X, Y, z, k)] = bil_taps(u + BIL_AT(X, Y, z, k), sy);
         /* sample at each pixel: along y, then x, then z */
         for (int y = 0; y < d.h; y++)
             for (int x = 0; x < d.w; x++) {
@@ -810,7 +814,8 @@ void ref_bilateral(ref_wide s, int ox, int oy, ref_wide d, float sigma_space, fl
                     float p[2];
                     for (int j = 0; j < 2; j++) {
                         const float *g = h + BIL_AT(xi, yi, zi + j, k);
-                        p[j] = bil_lerp(bil_lerp(g[0], g[sy], yf), bil_lerp(g[sx], g[sx + sy], yf), xf);
+                        p[j] = bil_lerp(bil_lerp(g[0], g[sy], yf), bil_lerp(g[sx], g[sx + sy], yf),
+                                        xf);
                     }
                     v[k] = bil_lerp(p[0], p[1], zf);
                 }

@@ -1993,11 +1993,11 @@ static void check_borders(void) {
 
 /* lumen_bilateral: against the plain C grid (CPU: exactly; GPU: within 1 level, float 2^-16,
  * lumen.h's tolerance) on every element type and layout, sizes 1x1 to 131x70, sigmas across
- * their ranges; border modes; a view; properties an approximation must still have (flat stays flat, a step stays sharp where a
- * Gaussian of the same reach smears it); bad input. */
+ * their ranges; border modes; a view; properties an approximation must still have (flat stays flat,
+ * a step stays sharp where a Gaussian of the same reach smears it); bad input. */
 static int bil_ok(t_any *dst, const t_any *want, lumen_format f, const char *what, int w, int h,
                   float ss, float sc) {
-    double tol = backend == LUMEN_BACKEND_CPU           ? 0
+    double tol = backend == LUMEN_BACKEND_CPU        ? 0
                  : lumen_format_element_size(f) == 4 ? 1.0 / (1 << 16)
                                                      : 1.0,
            diff = any_diff(dst, want);
@@ -2008,11 +2008,11 @@ static int bil_ok(t_any *dst, const t_any *want, lumen_format f, const char *wha
 
 static void check_bilateral(void) {
     static const lumen_format formats[] = {
-        LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,    LUMEN_FORMAT_BGRA8,       LUMEN_FORMAT_RGB16,
-        LUMEN_FORMAT_GRAY16,  LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_RGBAF32,     LUMEN_FORMAT_RGB8_PLANAR,
-        LUMEN_FORMAT_RGBA16_PLANAR};
+        LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,
+        LUMEN_FORMAT_RGB16,   LUMEN_FORMAT_GRAY16,      LUMEN_FORMAT_GRAYF32,
+        LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_RGBA16_PLANAR};
     static const int sizes[][2] = {{1, 1}, {2, 3}, {37, 23}, {64, 50}, {5, 130}, {131, 70}};
-    static const float sigmas[][2] = {{1, 4},    {2.5f, 20}, {4, 30},      {7.3f, 61.5f},
+    static const float sigmas[][2] = {{1, 4},    {2.5f, 20}, {4, 30},       {7.3f, 61.5f},
                                       {16, 255}, {3, 9},     {64, 4096.0f}, {1.6f, 100}};
     const int ns = (int)(sizeof sigmas / sizeof *sigmas);
     for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++)
@@ -2038,7 +2038,8 @@ static void check_bilateral(void) {
     const float value[4] = {17.0f, 300.0f, -5.0f, 128.25f};
     for (int mode = LUMEN_BORDER_CONSTANT; mode <= LUMEN_BORDER_REFLECT_101; mode++) {
         lumen_format f = mode & 1 ? LUMEN_FORMAT_GRAY8 : LUMEN_FORMAT_BGRA8;
-        t_any src = any_new(29, 17, f, 3), dst = any_new(29, 17, f, 0), want = any_new(29, 17, f, 0);
+        t_any src = any_new(29, 17, f, 3), dst = any_new(29, 17, f, 0),
+              want = any_new(29, 17, f, 0);
         CHECK_OK(lumen_context_set_border(bc, (lumen_border)mode, value));
         CHECK_OK(lumen_bilateral(bc, src.img, dst.img, 3.0f, 24.0f)); /* reach 3.5 * 3 + 2 */
         ref_wide in = ref_pad(src.part[0], PAD, mode, value);

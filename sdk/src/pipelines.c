@@ -85,13 +85,14 @@ static lumen_status check(lumen__call *call, const lumen_image *src, const lumen
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT, "src has %d channels", sc);
     }
     if (elem_size(src) != 1 && !s->wide) {
-        return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
-                           "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
-                           "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
-                           "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
-                           "lumen_warp_affine, lumen_bilateral, lumen_resize_interp's nearest; 16-bit: "
-                           "lumen_box_filter, lumen_filter2d, lumen_sep_filter)",
-                           lumen_format_name(src->format));
+        return lumen__fail(
+            call, LUMEN_ERROR_UNSUPPORTED_FORMAT,
+            "src is %s: 8-bit formats only (16-bit and float: lumen_levels, "
+            "lumen_gaussian_blur, lumen_resize, lumen_unsharp_mask, lumen_flip, "
+            "lumen_rotate, lumen_threshold, lumen_morphology, lumen_median, "
+            "lumen_warp_affine, lumen_bilateral, lumen_resize_interp's nearest; 16-bit: "
+            "lumen_box_filter, lumen_filter2d, lumen_sep_filter)",
+            lumen_format_name(src->format));
     }
     if (is_planar(src) && !s->planar) {
         return lumen__fail(call, LUMEN_ERROR_UNSUPPORTED_FORMAT,

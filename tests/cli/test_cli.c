@@ -5,6 +5,15 @@
 
 #include "cli_util.h"
 
+/* Runs `cmd` (writing o.png) and checks its image equals want (the library's result), which it
+ * frees. */
+static void same_as_library(const char *cmd, lumen_image *want, const char *what) {
+    CHECK(lumen(cmd) == 0, "%s: %s", cmd, err_text);
+    lumen_image *got = read_png("o.png");
+    CHECK(t_same_pixels(got, want), "%s differs from the library", what);
+    lumen_image_destroy(got), lumen_image_destroy(want);
+}
+
 /* run: each pipeline through the CLI equals the library call. */
 static void check_run(void) {
     write_png("rgb.png", 67, 45, PNG_FORMAT_RGB);
@@ -151,36 +160,25 @@ static void check_run(void) {
     /* Morphology: a top hat 7x3 as the library gives it; argument errors */
     want = new_like(rgb, 0, 0, 0);
     lumen_morphology(NULL, rgb, want, LUMEN_MORPH_TOPHAT, 7, 3);
-    CHECK(lumen("run morphology rgb.png o.png -p op=5 -p w=7 -p h=3") == 0, "%s", err_text);
-    got = read_png("o.png");
-    CHECK(t_same_pixels(got, want), "morphology top hat differs from the library");
-    lumen_image_destroy(got), lumen_image_destroy(want);
+    same_as_library("run morphology rgb.png o.png -p op=5 -p w=7 -p h=3", want,
+                    "morphology top hat");
     CHECK(lumen("chain morphology:op=7 rgb.png o.png") != 0 && strstr(err_text, "op=7: must be"),
           "morphology op 7: %s", err_text);
     CHECK(lumen("run morphology rgb.png o.png -p w=256") != 0 && strstr(err_text, "1..255"),
           "morphology w 256: %s", err_text);
     want = new_like(rgb, 0, 0, 0);
     lumen_median(NULL, rgb, want, 5);
-    CHECK(lumen("chain median:k=5 rgb.png o.png") == 0, "%s", err_text);
-    got = read_png("o.png");
-    CHECK(t_same_pixels(got, want), "median 5 differs from the library");
-    lumen_image_destroy(got), lumen_image_destroy(want);
+    same_as_library("chain median:k=5 rgb.png o.png", want, "median 5");
     CHECK(lumen("run median rgb.png o.png -p k=4") != 0 && strstr(err_text, "3 or 5"),
           "median k 4: %s", err_text);
     want = new_like(rgb, 0, 0, 0);
     lumen_box_filter(NULL, rgb, want, 31, 4);
-    CHECK(lumen("chain box_filter:w=31:h=4 rgb.png o.png") == 0, "%s", err_text);
-    got = read_png("o.png");
-    CHECK(t_same_pixels(got, want), "box filter 31x4 differs from the library");
-    lumen_image_destroy(got), lumen_image_destroy(want);
+    same_as_library("chain box_filter:w=31:h=4 rgb.png o.png", want, "box filter 31x4");
     CHECK(lumen("run box_filter rgb.png o.png -p h=0") != 0 && strstr(err_text, "1..255"),
           "box_filter h 0: %s", err_text);
     want = new_like(rgb, 0, 0, 0);
     lumen_bilateral(NULL, rgb, want, 2.5f, 40);
-    CHECK(lumen("chain bilateral:space=2.5:color=40 rgb.png o.png") == 0, "%s", err_text);
-    got = read_png("o.png");
-    CHECK(t_same_pixels(got, want), "bilateral differs from the library");
-    lumen_image_destroy(got), lumen_image_destroy(want);
+    same_as_library("chain bilateral:space=2.5:color=40 rgb.png o.png", want, "bilateral");
     CHECK(lumen("run bilateral rgb.png o.png -p color=2") != 0 && strstr(err_text, "4..4096"),
           "bilateral color 2: %s", err_text);
 
@@ -198,10 +196,7 @@ static void check_run(void) {
           "warp_affine border 2: %s", err_text);
     want = new_like(gray, 0, 0, 0);
     lumen_equalize_hist(NULL, gray, want);
-    CHECK(lumen("run equalize_hist gray.png o.png") == 0, "%s", err_text);
-    got = read_png("o.png");
-    CHECK(t_same_pixels(got, want), "equalize_hist differs from the library");
-    lumen_image_destroy(got), lumen_image_destroy(want);
+    same_as_library("run equalize_hist gray.png o.png", want, "equalize_hist");
     CHECK(lumen("run equalize_hist rgb.png o.png") != 0 && strstr(err_text, "grayscale,equalize"),
           "equalize_hist on RGB: %s", err_text);
 

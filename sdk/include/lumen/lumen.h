@@ -647,9 +647,9 @@ LUMEN_API lumen_status lumen_sep_filter(lumen_context *ctx, lumen_image *src, lu
                                         const int16_t *kx, int kw, const int16_t *ky, int kh,
                                         int shift);
 
-#define LUMEN_BILATERAL_SPACE_MIN 1.0f  /**< smallest sigma_space of lumen_bilateral (pixels) */
-#define LUMEN_BILATERAL_SPACE_MAX 64.0f /**< largest sigma_space of lumen_bilateral (pixels) */
-#define LUMEN_BILATERAL_COLOR_MIN 4.0f  /**< smallest sigma_color (8-bit units, every format) */
+#define LUMEN_BILATERAL_SPACE_MIN 1.0f    /**< smallest sigma_space of lumen_bilateral (pixels) */
+#define LUMEN_BILATERAL_SPACE_MAX 64.0f   /**< largest sigma_space of lumen_bilateral (pixels) */
+#define LUMEN_BILATERAL_COLOR_MIN 4.0f    /**< smallest sigma_color (8-bit units, every format) */
 #define LUMEN_BILATERAL_COLOR_MAX 4096.0f /**< largest sigma_color (8-bit units, every format) */
 /** Edge-preserving smoothing by the bilateral grid, since 1.11 (Chen, Paris and Durand 2007, as
  * Halide's apps/bilateral_grid; an approximation of the bilateral filter with a Gaussian of
