@@ -754,6 +754,26 @@ static float bil_taps(const float *g, ptrdiff_t step) {
     return g[-2 * step] + g[-step] * 4.0f + g[0] * 6.0f + g[step] * 4.0f + g[2 * step];
 }
 static float bil_lerp(float a, float b, float w) { return a * (1.0f - w) + b * w; }
+/* An element's key: v * kscale (NaN: 0) clamped to 0..kmax. */
+static float bil_key(float v, float kscale, float kmax) {
+    float key = v * kscale;
+    return key != key ? 0.0f : fminf(fmaxf(key, 0.0f), kmax);
+}
+/* Index of cell X, Y (from -4), bin z (from -4), value k of the grid (bx cells a row, bz bins). */
+#define BIL_AT(X, Y, z, k) \
+  ((((size_t)((Y) + 4) * bx + (size_t)((X) + 4)) * bz + (size_t)((z) + 4)) * 2 + (size_t)(k))
+/* One blur pass of the grid g (cells of bz bins of 2 values, rows of bx cells, both from -4) into
+ * out, along `step`, over rows Y0..Y1 - 1, cells X0..X1 - 1 and bins -2..bz - 7. */
+static void bil_pass(float *out, const float *g, ptrdiff_t step, int Y0, int Y1, int X0, int X1,
+                     int bx, int bz) {
+    for (int Y = Y0; Y < Y1; Y++)
+        for (int X = X0; X < X1; X++)
+            for (int z = -2; z < bz - 6; z++)
+                for (int k = 0; k < 2; k++) {
+                    size_t i = BIL_AT(X, Y, z, k);
+                    out[i] = bil_taps(g + i, step);
+                }
+}
 
 void ref_bilateral(ref_wide s, int ox, int oy, ref_wide d, float sigma_space, float sigma_color) {
     const float cell = sigma_space, kmax = (float)(255.0 / sigma_color);
@@ -769,44 +789,27 @@ void ref_bilateral(ref_wide s, int ox, int oy, ref_wide d, float sigma_space, fl
     int gz = (int)(kmax + 0.5f) + 6, bx = gx + 4, by = gy + 4, bz = gz + 4;
     size_t n = (size_t)bx * by * bz * 2;
     float *h = malloc(n * sizeof *h), *t = malloc(n * sizeof *t), *u = malloc(n * sizeof *u);
-#define BIL_AT(X, Y, z, k) \
-  ((((size_t)((Y) + 4) * bx + (size_t)((X) + 4)) * bz + (size_t)((z) + 4)) * 2 + (size_t)(k))
     for (int ch = 0; ch < s.c; ch++) {
         memset(h, 0, n * sizeof *h), memset(t, 0, n * sizeof *t), memset(u, 0, n * sizeof *u);
         for (int Y = -2; Y < gy - 2; Y++)
             for (int X = -2; X < gx - 2; X++)
                 for (int py = BIL_LO(Y); py < BIL_LO(Y + 1); py++)
                     for (int px = BIL_LO(X); px < BIL_LO(X + 1); px++) {
-                        float v = (float)BIL_IN(px, py, ch), key = v * kscale;
-                        if (key != key) key = 0;
-                        int z = (int)(fminf(fmaxf(key, 0.0f), kmax) + 0.5f);
+                        float v = (float)BIL_IN(px, py, ch);
+                        int z = (int)(bil_key(v, kscale, kmax) + 0.5f);
                         h[BIL_AT(X, Y, z, 0)] += v;
                         h[BIL_AT(X, Y, z, 1)] += 1.0f;
                     }
         /* blur along z, x, y ([1 4 6 4 1]) */
         ptrdiff_t sz = 2, sx = (ptrdiff_t)bz * 2, sy = (ptrdiff_t)bx * bz * 2;
-        for (int Y = -4; Y < by - 4; Y++)
-            for (int X = -4; X < bx - 4; X++)
-                for (int z = -2; z < bz - 6; z++)
-                    for (int k = 0; k < 2; k++)
-                        t[BIL_AT(X, Y, z, k)] = bil_taps(h + BIL_AT(X, Y, z, k), sz);
-        for (int Y = -4; Y < by - 4; Y++)
-            for (int X = -2; X < bx - 6; X++)
-                for (int z = -2; z < bz - 6; z++)
-                    for (int k = 0; k < 2; k++)
-                        u[BIL_AT(X, Y, z, k)] = bil_taps(t + BIL_AT(X, Y, z, k), sx);
+        bil_pass(t, h, sz, -4, by - 4, -4, bx - 4, bx, bz);
+        bil_pass(u, t, sx, -4, by - 4, -2, bx - 6, bx, bz);
         memset(h, 0, n * sizeof *h);
-        for (int Y = -2; Y < by - 6; Y++)
-            for (int X = -2; X < bx - 6; X++)
-                for (int z = -2; z < bz - 6; z++)
-                    for (int k = 0; k < 2; k++)
-                        h[BIL_AT(X, Y, z, k)] = bil_taps(u + BIL_AT(X, Y, z, k), sy);
+        bil_pass(h, u, sy, -2, by - 6, -2, bx - 6, bx, bz);
         /* sample at each pixel: along y, then x, then z */
         for (int y = 0; y < d.h; y++)
             for (int x = 0; x < d.w; x++) {
-                float key = (float)BIL_IN(x, y, ch) * kscale;
-                if (key != key) key = 0;
-                key = fminf(fmaxf(key, 0.0f), kmax);
+                float key = bil_key((float)BIL_IN(x, y, ch), kscale, kmax);
                 float fx = (float)x / cell, fy = (float)y / cell;
                 int xi = (int)floorf(fx), yi = (int)floorf(fy), zi = (int)key;
                 float xf = fx - (float)xi, yf = fy - (float)yi, zf = key - (float)zi, v[2];

@@ -1698,7 +1698,8 @@ lumen_status lumen_bilateral(lumen_context *ctx, lumen_image *src, lumen_image *
     /* keys in units of sigma_color (8-bit units): element * kscale, clamped to 0..kmax */
     float kmax = (float)(255.0 / sc);
     float kscale = es == 4 ? kmax : (float)(1.0 / ((es == 2 ? 257.0 : 1.0) * sc));
-    /* CPU strips: about 8 MiB of blurred grid rows each, 4..64 cell rows, at least 8 strips */
+    /* CPU strips: about 8 MiB of blurred grid rows each, 4..64 cell rows, and no more than an
+     * eighth of the image's cell rows unless that is under 4 (so tall images split 8 ways) */
     int h = lumen_image_height(dst), cp = a.planes ? 1 : c;
     double row = (lumen_image_width(dst) / s + 8) * (kmax + 6) * 2 * cp * 4;
     double cells = fmin(fmax(floor((8 << 20) / row), 4), 64);
