@@ -115,11 +115,22 @@ public:
             blurx.compute_at(output, yo)
                 .reorder(X, z, k, c, Y)
                 .vectorize(X, vec, TailStrategy::RoundUp);
-            blurz.compute_at(blurx, Y).vectorize(X, vec, TailStrategy::RoundUp);
-            histogram.compute_at(blurx, Y);
-            keyh.compute_at(blurx, Y).reorder(x, c, y).vectorize(x, vec, TailStrategy::RoundUp);
-            keyf.compute_at(output, yy).reorder(x, c, y).vectorize(x, vec, TailStrategy::RoundUp);
-            rowy.compute_at(output, yy)
+            // Per-row Funcs allocated once per strip (lumen::hoist).
+            LoopLevel strip(output, yo);
+            lumen::hoist(blurz, strip)
+                .compute_at(blurx, Y)
+                .vectorize(X, vec, TailStrategy::RoundUp);
+            lumen::hoist(histogram, strip).compute_at(blurx, Y);
+            lumen::hoist(keyh, strip)
+                .compute_at(blurx, Y)
+                .reorder(x, c, y)
+                .vectorize(x, vec, TailStrategy::RoundUp);
+            lumen::hoist(keyf, strip)
+                .compute_at(output, yy)
+                .reorder(x, c, y)
+                .vectorize(x, vec, TailStrategy::RoundUp);
+            lumen::hoist(rowy, strip)
+                .compute_at(output, yy)
                 .reorder(X, z, k, c, y)
                 .vectorize(X, vec, TailStrategy::RoundUp);
             histogram.update().reorder(k, c, r.x, r.y, X, Y).unroll(k).unroll(c);

@@ -84,14 +84,15 @@ struct GaussianBlur {
         if (t.has_gpu_feature()) return schedule_blur_gpu(output, hsum, hx, vsum, c, x, y);
         // Each input row is widened and clamp-padded once (the taps then read it with no
         // clamps); hx slides down each strip of rows, kRows new rows per iteration.
-        src.compute_at(hx, y).vectorize(i, vec);
-        hx.store_at(output, Var("yo")).compute_at(output, Var("yi")).vectorize(i, vec);
-        hsum.compute_at(hx, y).vectorize(i, vec);
+        LoopLevel strip(output, Var("yo"));
+        hoist(src, strip).compute_at(hx, y).vectorize(i, vec);
+        hx.store_at(strip).compute_at(output, Var("yi")).vectorize(i, vec);
+        hoist(hsum, strip).compute_at(hx, y).vectorize(i, vec);
         taps(hsum.update(), vec);
         // kRows rows of vsum per iteration, not per vector of the fused loop "cx": bounds
         // inference cannot see that channels * (cx / channels) + cx % channels is cx (36
         // predicated lanes per 32 for RGB).
-        vsum.compute_at(output, Var("yi")).vectorize(i, vec);
+        hoist(vsum, strip).compute_at(output, Var("yi")).vectorize(i, vec);
         taps(vsum.update(), vec);
     }
 
@@ -167,14 +168,22 @@ struct WideBlur {
         // Per strip of rows, hx slides down (one new row per output row); rows vectorized in x,
         // stored planar (x innermost) so the sums' loads and stores are dense.
         for (Func f : {src, hsum, hx, vsum}) f.reorder_storage(x, c, y);
-        src.compute_at(hx, y).reorder(x, c, y).vectorize(x, vec, TailStrategy::GuardWithIf);
-        hx.store_at(output, Var("yo"))
+        LoopLevel strip(output, Var("yo"));
+        hoist(src, strip)
+            .compute_at(hx, y)
+            .reorder(x, c, y)
+            .vectorize(x, vec, TailStrategy::GuardWithIf);
+        hx.store_at(strip)
             .compute_at(output, Var("yi"))
             .reorder(x, c, y)
             .vectorize(x, vec, TailStrategy::GuardWithIf);
-        hsum.compute_at(hx, y).reorder(x, c, y).vectorize(x, vec, TailStrategy::GuardWithIf);
+        hoist(hsum, strip)
+            .compute_at(hx, y)
+            .reorder(x, c, y)
+            .vectorize(x, vec, TailStrategy::GuardWithIf);
         hsum.update().reorder(x, c, r, y).vectorize(x, vec, TailStrategy::GuardWithIf);
-        vsum.compute_at(output, Var("yi"))
+        hoist(vsum, strip)
+            .compute_at(output, Var("yi"))
             .reorder(x, c, y)
             .vectorize(x, vec, TailStrategy::GuardWithIf);
         vsum.update().reorder(x, c, r, y).vectorize(x, vec, TailStrategy::GuardWithIf);

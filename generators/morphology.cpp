@@ -101,13 +101,20 @@ public:
         // and its halo, each source row inverted and clamp-padded once; the column windows per
         // output vector. (Sliding rows down the strip instead made Halide's sliding window pass run
         // for minutes.)
+        // Heap blocks once per strip, not per row: p1's source row is hoisted (lumen::hoist);
+        // Halide cannot hoist a Func that some specializations of `structure` leave out, so
+        // p2's and pe's source rows, and `own`, are computed for the whole strip instead.
         for (Pass *p : {&p1, &p2, &pe}) {
-            p->src.compute_at(p->h, y).vectorize(i, vec, TailStrategy::RoundUp);
+            if (p == &p1)
+                lumen::hoist(p->src, LoopLevel(output, yo)).compute_at(p->h, y);
+            else
+                p->src.compute_at(output, yo);
+            p->src.vectorize(i, vec, TailStrategy::RoundUp);
             for (int k : {1, 3, 4}) p->src.specialize(channels == k);  // the edges' i % channels
             p->h.compute_at(output, yo).vectorize(i, vec, TailStrategy::RoundUp);
         }
         first.compute_at(output, yo).vectorize(i, vec, TailStrategy::RoundUp);
-        own.compute_at(output, yi).vectorize(i, vec, TailStrategy::RoundUp);
+        own.compute_at(output, yo).vectorize(i, vec, TailStrategy::RoundUp);
     }
 };
 

@@ -5,39 +5,89 @@
  * open 7x7, 1080p gray, 1 thread, 2.2 ms against 1.3 ms with the heap left alone; a 4K source's
  * copy with its border (lumen_context_set_border) paid 7 ms of page faults per call. Blocks of up
  * to MAX_BLOCK bytes are kept, MAX_CACHED in all, and reused for a request of at least half their
- * size; lumen_release_device_memory frees them. */
+ * size; lumen_release_device_memory frees them.
+ *
+ * A schedule may allocate per row (4K blur: ~5000 blocks a call), from every worker at once, so
+ * the cache is split into SHARDS, each with its own lock; a thread uses its own shard (given
+ * round-robin on its first call) and only falls back to the others, with a try-lock, when that
+ * misses. One lock for all had the two threads of a 2-core machine queueing on it: 4K gray blur,
+ * sigma 1, took 4.2 ms on 1 thread and 4.0 on 2. */
 #include "internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-enum { SLOTS = 32, ALIGN = 128 }; /* Halide asks for 128-byte alignment at most */
+enum { SHARDS = 8, SLOTS = 8, ALIGN = 128 }; /* Halide asks for 128-byte alignment at most */
 #define MAX_BLOCK ((size_t)32 << 20)
 #define MAX_CACHED ((size_t)64 << 20)
+
+#if defined(_MSC_VER)
+#  define THREAD_LOCAL __declspec(thread)
+#  define FETCH_ADD(p, n) ((size_t)InterlockedExchangeAdd64((volatile LONG64 *)(p), (LONG64)(n)))
+#else
+#  define THREAD_LOCAL __thread
+#  define FETCH_ADD(p, n) __atomic_fetch_add((p), (n), __ATOMIC_RELAXED)
+#endif
 
 typedef struct {
     void *raw;  /* what malloc returned */
     size_t cap; /* usable bytes */
 } header;       /* just before each block */
 
-static lumen__mutex lock = LUMEN__MUTEX_INIT;
-static void *slot[SLOTS]; /* cached blocks; NULL: an empty slot */
-static size_t cached;     /* their bytes */
+static struct shard {
+    lumen__mutex lock;
+    void *slot[SLOTS]; /* cached blocks; NULL: an empty slot */
+    char pad[64];      /* shards on their own cache lines */
+} shards[SHARDS] = {
+#define SHARD                     \
+  {                               \
+    LUMEN__MUTEX_INIT, {0}, { 0 } \
+  }
+    SHARD, SHARD, SHARD, SHARD, SHARD, SHARD, SHARD, SHARD,
+#undef SHARD
+};
+static size_t cached; /* bytes in every shard (atomic) */
+static unsigned next_home;
+static THREAD_LOCAL unsigned home; /* this thread's shard + 1; 0: none yet */
 
 static header *head(void *p) { return (header *)p - 1; }
 
-static void *host_malloc(void *user_context, size_t n) {
-    (void)user_context;
-    void *p = NULL;
-    lumen__lock(&lock);
-    for (int i = 0; i < SLOTS && !p; i++) {
-        if (slot[i] && head(slot[i])->cap >= n && head(slot[i])->cap / 2 <= n) {
-            p = slot[i];
-            slot[i] = NULL;
-            cached -= head(p)->cap;
+static struct shard *home_shard(void) {
+    if (!home) home = (unsigned)FETCH_ADD(&next_home, 1u) % SHARDS + 1;
+    return &shards[home - 1];
+}
+
+/* A cached block of n..2n bytes from shard s, or NULL; s locked by the caller. */
+static void *take(struct shard *s, size_t n) {
+    for (int i = 0; i < SLOTS; i++) {
+        void *p = s->slot[i];
+        if (p && head(p)->cap >= n && head(p)->cap / 2 <= n) {
+            s->slot[i] = NULL;
+            FETCH_ADD(&cached, (size_t)0 - head(p)->cap);
+            return p;
         }
     }
-    lumen__unlock(&lock);
+    return NULL;
+}
+
+/* Puts p into an empty slot of shard s (locked by the caller); 0 if there is none. */
+static int keep(struct shard *s, void *p) {
+    for (int i = 0; i < SLOTS; i++) {
+        if (!s->slot[i]) return s->slot[i] = p, 1;
+    }
+    return 0;
+}
+
+static void *host_malloc(void *user_context, size_t n) {
+    (void)user_context;
+    struct shard *own = home_shard();
+    lumen__lock(&own->lock);
+    void *p = take(own, n);
+    lumen__unlock(&own->lock);
+    for (int k = 1; k < SHARDS && !p; k++) {
+        struct shard *s = &shards[(own - shards + k) % SHARDS];
+        if (lumen__trylock(&s->lock)) p = take(s, n), lumen__unlock(&s->lock);
+    }
     if (p || n > SIZE_MAX - ALIGN - sizeof(header)) return p;
     uint8_t *raw = (uint8_t *)malloc(n + ALIGN + sizeof(header));
     if (!raw) return NULL;
@@ -52,14 +102,20 @@ static void host_free(void *user_context, void *p) {
     if (!p) return;
     size_t cap = head(p)->cap;
     int kept = 0;
-    if (cap <= MAX_BLOCK) {
-        lumen__lock(&lock);
-        for (int i = 0; i < SLOTS && !kept && cached + cap <= MAX_CACHED; i++) {
-            if (!slot[i]) slot[i] = p, cached += cap, kept = 1;
+    if (cap <= MAX_BLOCK && FETCH_ADD(&cached, cap) + cap <= MAX_CACHED) {
+        struct shard *own = home_shard();
+        lumen__lock(&own->lock);
+        kept = keep(own, p);
+        lumen__unlock(&own->lock);
+        for (int k = 1; k < SHARDS && !kept; k++) {
+            struct shard *s = &shards[(own - shards + k) % SHARDS];
+            if (lumen__trylock(&s->lock)) kept = keep(s, p), lumen__unlock(&s->lock);
         }
-        lumen__unlock(&lock);
     }
-    if (!kept) free(head(p)->raw);
+    if (!kept) {
+        if (cap <= MAX_BLOCK) FETCH_ADD(&cached, (size_t)0 - cap);
+        free(head(p)->raw);
+    }
 }
 
 void *lumen__host_alloc(size_t n) { return host_malloc(NULL, n); }
@@ -71,11 +127,13 @@ void lumen__host_memory_install(void) {
 }
 
 void lumen__host_memory_release(void) {
-    lumen__lock(&lock);
-    for (int i = 0; i < SLOTS; i++) {
-        if (slot[i]) free(head(slot[i])->raw);
-        slot[i] = NULL;
+    for (int s = 0; s < SHARDS; s++) {
+        lumen__lock(&shards[s].lock);
+        for (int i = 0; i < SLOTS; i++) {
+            void *p = shards[s].slot[i];
+            if (p) FETCH_ADD(&cached, (size_t)0 - head(p)->cap), free(head(p)->raw);
+            shards[s].slot[i] = NULL;
+        }
+        lumen__unlock(&shards[s].lock);
     }
-    cached = 0;
-    lumen__unlock(&lock);
 }

@@ -30,11 +30,13 @@ typedef SRWLOCK lumen__mutex;
 #  define LUMEN__MUTEX_INIT SRWLOCK_INIT
 #  define lumen__lock(m) AcquireSRWLockExclusive(m)
 #  define lumen__unlock(m) ReleaseSRWLockExclusive(m)
+#  define lumen__trylock(m) (TryAcquireSRWLockExclusive(m) != 0)
 #else
 typedef pthread_mutex_t lumen__mutex;
 #  define LUMEN__MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
 #  define lumen__lock(m) pthread_mutex_lock(m)
 #  define lumen__unlock(m) pthread_mutex_unlock(m)
+#  define lumen__trylock(m) (pthread_mutex_trylock(m) == 0)
 #endif
 void lumen__once(lumen__once_t *once, void (*fn)(void));
 
