@@ -124,8 +124,10 @@ public:
         vs.update(0).vectorize(i, this->natural_vector_size(vt), TailStrategy::RoundUp);
         vs.update(1).reorder(i, ry).vectorize(i, this->natural_vector_size(vt),
                                               TailStrategy::RoundUp);
-        g4.compute_at(output, yi).vectorize(i, v32, TailStrategy::RoundUp);
-        hs.compute_at(output, yi);
+        // Stored per strip (folded to a row), not allocated per row: lumen::hoist cannot take a
+        // Func that some specializations (not `slide`) leave out.
+        g4.store_at(output, yo).compute_at(output, yi).vectorize(i, v32, TailStrategy::RoundUp);
+        hs.store_at(output, yo).compute_at(output, yi);
         // A vector of v32 <= W consecutive elements reads hs only W or more elements back, all
         // stored by earlier vectors: the same as one element at a time (Halide cannot prove it).
         RVar ro("ro"), ri("ri"), co("co"), ci("ci");
