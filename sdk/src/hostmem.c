@@ -47,13 +47,13 @@ static struct shard {
 #undef SHARD
 };
 static size_t cached; /* bytes in every shard (atomic) */
-static unsigned next_home;
+static size_t next_home;
 static THREAD_LOCAL unsigned home; /* this thread's shard + 1; 0: none yet */
 
 static header *head(void *p) { return (header *)p - 1; }
 
 static struct shard *home_shard(void) {
-    if (!home) home = (unsigned)FETCH_ADD(&next_home, 1u) % SHARDS + 1;
+    if (!home) home = (unsigned)FETCH_ADD(&next_home, (size_t)1) % SHARDS + 1;
     return &shards[home - 1];
 }
 
