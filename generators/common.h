@@ -47,9 +47,8 @@ inline Expr clamp_flat(Expr i, Expr channels, Expr lo, Expr extent) {
 
 // Allocates f once per iteration of `level` (e.g. a parallel strip) instead of once per iteration
 // of its compute loop (a row), with no other effect (no sliding window). Halide 17+ only
-// (hoist_storage); Halide 14 keeps a heap block per row. A 1080p blur made ~2900 blocks a call,
-// and both threads of a 2-core machine queued on the allocator: 4K gray sigma 1, 4.7 ms on 2
-// threads (4.2 on 1).
+// (hoist_storage); Halide 14 keeps a heap block per row. A 1080p blur made ~2900 blocks a call
+// (docs/performance.md, "Two threads").
 inline Func &hoist(Func &f, LoopLevel level) {
 #if defined(HALIDE_VERSION_MAJOR) && HALIDE_VERSION_MAJOR >= 17
     f.hoist_storage(level);

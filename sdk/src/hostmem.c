@@ -7,11 +7,12 @@
  * to MAX_BLOCK bytes are kept, MAX_CACHED in all, and reused for a request of at least half their
  * size; lumen_release_device_memory frees them.
  *
- * A schedule may allocate per row (4K blur: ~5000 blocks a call), from every worker at once, so
- * the cache is split into SHARDS, each with its own lock; a thread uses its own shard (given
+ * Every worker allocates at once, and a schedule may allocate per row (Halide 14 builds of the
+ * blurs: ~2900 blocks per 1080p call; Halide 21 builds hoist those, generators/common.h), so the
+ * cache is split into SHARDS, each with its own lock; a thread uses its own shard (given
  * round-robin on its first call) and only falls back to the others, with a try-lock, when that
- * misses. One lock for all had the two threads of a 2-core machine queueing on it: 4K gray blur,
- * sigma 1, took 4.2 ms on 1 thread and 4.0 on 2. */
+ * misses. One lock for all had the two threads of a 2-core machine queueing on it
+ * (docs/performance.md, "Two threads"). */
 #include "internal.h"
 
 #include <stdint.h>
@@ -34,18 +35,15 @@ typedef struct {
     size_t cap; /* usable bytes */
 } header;       /* just before each block */
 
+/* clang-format off */
+#define SHARD {LUMEN__MUTEX_INIT, {0}, {0}}
+/* clang-format on */
 static struct shard {
     lumen__mutex lock;
     void *slot[SLOTS]; /* cached blocks; NULL: an empty slot */
     char pad[64];      /* shards on their own cache lines */
-} shards[SHARDS] = {
-#define SHARD                     \
-  {                               \
-    LUMEN__MUTEX_INIT, {0}, { 0 } \
-  }
-    SHARD, SHARD, SHARD, SHARD, SHARD, SHARD, SHARD, SHARD,
+} shards[SHARDS] = {SHARD, SHARD, SHARD, SHARD, SHARD, SHARD, SHARD, SHARD};
 #undef SHARD
-};
 static size_t cached; /* bytes in every shard (atomic) */
 static size_t next_home;
 static THREAD_LOCAL unsigned home; /* this thread's shard + 1; 0: none yet */
@@ -58,7 +56,8 @@ static struct shard *home_shard(void) {
 }
 
 /* A cached block of n..2n bytes from shard s, or NULL; s locked by the caller. */
-static void *take(struct shard *s, size_t n) {
+static void *take(struct shard *s, void *unused, size_t n) {
+    (void)unused;
     for (int i = 0; i < SLOTS; i++) {
         void *p = s->slot[i];
         if (p && head(p)->cap >= n && head(p)->cap / 2 <= n) {
@@ -70,24 +69,32 @@ static void *take(struct shard *s, size_t n) {
     return NULL;
 }
 
-/* Puts p into an empty slot of shard s (locked by the caller); 0 if there is none. */
-static int keep(struct shard *s, void *p) {
+/* Puts p into an empty slot of shard s (locked by the caller): p, or NULL if there is none. */
+static void *keep(struct shard *s, void *p, size_t unused) {
+    (void)unused;
     for (int i = 0; i < SLOTS; i++) {
-        if (!s->slot[i]) return s->slot[i] = p, 1;
+        if (!s->slot[i]) return s->slot[i] = p;
     }
-    return 0;
+    return NULL;
+}
+
+/* op(shard, p, n) on this thread's shard (waiting for its lock), then on each other shard whose
+ * lock is free, until one returns non-NULL: that, or NULL. */
+static void *on_shards(void *(*op)(struct shard *, void *, size_t), void *p, size_t n) {
+    struct shard *own = home_shard();
+    lumen__lock(&own->lock);
+    void *r = op(own, p, n);
+    lumen__unlock(&own->lock);
+    for (int k = 1; k < SHARDS && !r; k++) {
+        struct shard *s = &shards[(own - shards + k) % SHARDS];
+        if (lumen__trylock(&s->lock)) r = op(s, p, n), lumen__unlock(&s->lock);
+    }
+    return r;
 }
 
 static void *host_malloc(void *user_context, size_t n) {
     (void)user_context;
-    struct shard *own = home_shard();
-    lumen__lock(&own->lock);
-    void *p = take(own, n);
-    lumen__unlock(&own->lock);
-    for (int k = 1; k < SHARDS && !p; k++) {
-        struct shard *s = &shards[(own - shards + k) % SHARDS];
-        if (lumen__trylock(&s->lock)) p = take(s, n), lumen__unlock(&s->lock);
-    }
+    void *p = on_shards(take, NULL, n);
     if (p || n > SIZE_MAX - ALIGN - sizeof(header)) return p;
     uint8_t *raw = (uint8_t *)malloc(n + ALIGN + sizeof(header));
     if (!raw) return NULL;
@@ -102,16 +109,8 @@ static void host_free(void *user_context, void *p) {
     if (!p) return;
     size_t cap = head(p)->cap;
     int kept = 0;
-    if (cap <= MAX_BLOCK && FETCH_ADD(&cached, cap) + cap <= MAX_CACHED) {
-        struct shard *own = home_shard();
-        lumen__lock(&own->lock);
-        kept = keep(own, p);
-        lumen__unlock(&own->lock);
-        for (int k = 1; k < SHARDS && !kept; k++) {
-            struct shard *s = &shards[(own - shards + k) % SHARDS];
-            if (lumen__trylock(&s->lock)) kept = keep(s, p), lumen__unlock(&s->lock);
-        }
-    }
+    if (cap <= MAX_BLOCK && FETCH_ADD(&cached, cap) + cap <= MAX_CACHED)
+        kept = on_shards(keep, p, 0) != NULL;
     if (!kept) {
         if (cap <= MAX_BLOCK) FETCH_ADD(&cached, (size_t)0 - cap);
         free(head(p)->raw);
