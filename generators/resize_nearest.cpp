@@ -2,6 +2,9 @@
 // integers (as Pillow and scikit-image): for in -> out along an axis, step = ((in << 16) +
 // out / 2) / out (Q16), first = step / 2 - in % 2, output i reads source min((step * i + first)
 // >> 16, in - 1) (64-bit, so any size Lumen takes). Pixels are moved as they are: any type.
+// x_step k > 0 (CPU, the wrapper's choice) where in_width == k * out_width: step is then k << 16
+// and first (k << 15) - in % 2, so output column x reads k * x + k / 2 (in % 2 is 0 for even k):
+// a constant-stride load (dense loads and shuffles), not a gather per element. 0: the taps.
 #include "common.h"
 
 namespace {
@@ -13,6 +16,7 @@ public:
     GeneratorInput<Buffer<T>> input{"input", 3};
     GeneratorInput<int> out_width{"out_width"};
     GeneratorInput<int> out_height{"out_height"};
+    GeneratorInput<int> x_step{"x_step"};
     GeneratorOutput<Buffer<T>> output{"output", 3};
 
     void generate() {
@@ -20,7 +24,8 @@ public:
         Func xs("xs"), ys("ys");
         taps(xs, i, input.dim(1).extent(), out_width);
         taps(ys, i, input.dim(2).extent(), out_height);
-        output(c, x, y) = input(c, xs(x), ys(y));
+        Expr strided = x_step * x + x_step / 2;
+        output(c, x, y) = input(c, select(x_step == 0, xs(x), strided), ys(y));
 
         lumen::interleaved(input);
         lumen::interleaved(output);
@@ -30,9 +35,14 @@ public:
         output.dim(2).set_extent(out_height);
         const Target &t = this->get_target();
         if (!t.has_gpu_feature()) xs.compute_root();  // GPU: inlined, a few integer ops
-        // CPU: x vectorized (gathers from the row of ys(y)), channels unrolled.
-        lumen::schedule_interleaved(output, channels, out_width, t, c, x, y,
-                                    this->template natural_vector_size<T>());
+        // CPU: x vectorized (gathers from the row of ys(y), or strided), channels unrolled.
+        std::vector<int> steps = {0};
+        if (!t.has_gpu_feature()) steps.insert(steps.end(), {1, 2, 3, 4});
+        for (int k : steps) {
+            lumen::schedule_interleaved(output.specialize(x_step == k), channels, out_width, t, c,
+                                        x, y, this->template natural_vector_size<T>());
+        }
+        output.specialize_fail("lumen: unsupported x_step");
     }
 
 private:

@@ -1198,10 +1198,23 @@ static void check_resize_interp(void) {
         LUMEN_FORMAT_GRAY8,   LUMEN_FORMAT_RGB8,        LUMEN_FORMAT_BGRA8,   LUMEN_FORMAT_RGB16,
         LUMEN_FORMAT_RGBAF32, LUMEN_FORMAT_RGB8_PLANAR, LUMEN_FORMAT_GRAYF32, LUMEN_FORMAT_RGBA8,
         LUMEN_FORMAT_RGBA16,  LUMEN_FORMAT_GRAY16};
-    static const int sizes[][4] = {{1, 1, 3, 2},       {37, 23, 40, 19}, {64, 50, 32, 25},
-                                   {60, 60, 20, 20},   {64, 48, 16, 12}, {90, 40, 30, 20},
-                                   {100, 77, 13, 9},   {5, 7, 23, 31},   {8, 8, 1, 1},
-                                   {200, 120, 25, 15}, {70, 3, 9, 2},    {1000, 3, 1, 1}};
+    static const int sizes[][4] = {{1, 1, 3, 2},
+                                   {37, 23, 40, 19},
+                                   {64, 50, 32, 25},
+                                   {60, 60, 20, 20},
+                                   {64, 48, 16, 12},
+                                   {90, 40, 30, 20},
+                                   {100, 77, 13, 9},
+                                   {5, 7, 23, 31},
+                                   {8, 8, 1, 1},
+                                   {200, 120, 25, 15},
+                                   {70, 3, 9, 2},
+                                   {1000, 3, 1, 1},
+                                   /* widths divided by 1..4 (nearest's strided path), odd too */
+                                   {260, 9, 130, 5},
+                                   {303, 7, 101, 14},
+                                   {404, 6, 101, 6},
+                                   {131, 4, 131, 9}};
     for (size_t fi = 0; fi < sizeof formats / sizeof *formats; fi++) {
         lumen_format f = formats[fi];
         const char *fn = lumen_format_name(f);

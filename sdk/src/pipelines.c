@@ -813,7 +813,7 @@ static lumen_status kernel_resize(lumen__call *call, lumen_image *src, lumen_ima
 
 lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_image *dst,
                                  lumen_interp interp) {
-    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, buf_t *);
+    typedef int (*fn_t)(const void *, buf_t *, int32_t, int32_t, int32_t, buf_t *);
     typedef int (*fna_t)(const void *, buf_t *, int32_t, int32_t, float, int32_t, buf_t *);
     static const fn_t fns[] = LUMEN__TABLE(resize_nearest),
                       fns16[] = LUMEN__TABLE(resize_nearest_u16),
@@ -851,13 +851,15 @@ lumen_status lumen_resize_interp(lumen_context *ctx, lumen_image *src, lumen_ima
     int kind = area && area <= 65536 ? 1 : iw <= w && ih <= h ? 2 : 0;
     float inv_area = kind == 1 ? 1.0f / (float)area : 0;
     const fn_t *f = es == 4 ? fnsf : es == 2 ? fns16 : fns;
+    /* Nearest: on the CPU, width divided by 1..4 is a strided copy (generators/resize_nearest). */
+    int32_t xk = iw / w, x_step = b == LUMEN_BACKEND_CPU && iw == xk * w && xk <= 4 ? xk : 0;
     words px;
     if (interp == LUMEN_INTER_AREA) {
         LUMEN__EACH_PLANE(rc, fnsa[b](&call, a.src, w, h, inv_area, kind, a.dst));
     } else if (as_words(&a, b, es, lumen_image_channels(src), &px)) { /* as lumen_flip */
-        rc = fnsf[b](&call, &px.buf[0], w, h, &px.buf[1]);
+        rc = fnsf[b](&call, &px.buf[0], w, h, x_step, &px.buf[1]);
     } else {
-        LUMEN__EACH_PLANE(rc, f[b](&call, a.src, w, h, a.dst));
+        LUMEN__EACH_PLANE(rc, f[b](&call, a.src, w, h, x_step, a.dst));
     }
     return finish(&call, &a, rc);
 }
