@@ -32,6 +32,7 @@ public:
     // while 1 / (2n) > 1.6e-4: its integer part is floor((S + n/2) / n) for n <= 3125.
     static constexpr int kFastMax = 2048;
     static constexpr int kSum16Max = 257;  // 255 n < 2^16
+    static constexpr int kMulhiMax = 185;  // 8-bit: rounding by a multiply-high (below)
     // slide: the recurrence's distance in pixels, hs(i) = hs(i - kStep C) + ...: whole vectors
     // apart, so a vector's loads never wait on the store just before (16: two or more vectors).
     static constexpr int kStep = 16;
@@ -88,9 +89,20 @@ public:
         Expr q = u32(xf * inv);
         q = select(x >= (q + 1) * un, q + 1, q);
         q = select(x < q * un, q - 1, q);
+        Expr small = n >= 2 && n <= kMulhiMax;
         if (sizeof(T) == 1) {
-            Expr s = cast<float>(cast<int32_t>(select(sum16, u32(h16(i, y)), s32)));
+            // (`!slide`: so that slide's specializations drop h16, which is kw adds an element)
+            Expr s = cast<float>(cast<int32_t>(select(sum16 && !slide, u32(h16(i, y)), s32)));
             q = select(fast, u32(cast<int32_t>(s * inv + (0.5f + 1.0f / 8192))), q);
+            // 16-bit sums and 2 <= n <= kMulhiMax: x < 2^16 and floor(x / n) = (x * M) >> (16 +
+            // sh), M = ceil(2^(16 + sh) / n) < 2^16, sh = ceil(log2 n) - 1: one 16-bit
+            // multiply-high and a shift (exact for every x <= 255 n + n/2 of every such n;
+            // tests/test_pipelines.c checks them all).
+            Expr sh = 31 - cast<int32_t>(count_leading_zeros(u32(n - 1)));
+            Expr m = cast<uint16_t>(((u32(1) << u32(16 + sh)) + u32(n - 1)) / u32(n));
+            Expr x16 = h16(i, y) + cast<uint16_t>(n / 2);
+            Expr qm = cast<uint16_t>((cast<uint32_t>(x16) * cast<uint32_t>(m)) >> 16);
+            q = select(fast && sum16 && !slide && small, u32(qm >> cast<uint16_t>(sh)), q);
         }
         output(i, y) = cast<T>(q);
 
@@ -101,7 +113,7 @@ public:
         if (gpu) {
             output.gpu_tile(i, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
             if (sizeof(T) == 1) {
-                output.specialize(fast).specialize(sum16);
+                output.specialize(fast).specialize(sum16).specialize(small);
                 output.specialize(fast);
             }
             v.compute_root().gpu_tile(i, y, xo, yo, xt, yt, 32, 8, TailStrategy::GuardWithIf);
@@ -114,7 +126,7 @@ public:
         if (sizeof(T) == 1) {
             output.specialize(slide).specialize(fast);
             output.specialize(slide);
-            output.specialize(fast).specialize(sum16);
+            output.specialize(fast).specialize(sum16).specialize(small);
             output.specialize(fast);
         } else {
             output.specialize(slide);

@@ -1593,8 +1593,13 @@ static void check_box_filter(void) {
                                   {24, 85, 2040 * 100 + 1019},
                                   {41, 2, 287},
                                   {2, 47, 1457},
-                                  {46, 46, 2116 * 100 + 1057}};
-    for (int k = 0; k < 6; k++) {
+                                  {46, 46, 2116 * 100 + 1057},
+                                  /* multiply-high rounding (n <= 185): x = S + n/2 = 255 n - 1 */
+                                  {3, 3, 9 * 255 - 1 - 4},
+                                  {13, 14, 182 * 255 - 1 - 91},
+                                  {5, 37, 185 * 255 - 1 - 92},
+                                  {2, 93, 186 * 255 - 1 - 93}};
+    for (int k = 0; k < (int)(sizeof hard / sizeof *hard); k++) {
         int w = hard[k][0], h = hard[k][1], n = w * h, sum = hard[k][2];
         t_any src = any_new(w, h, LUMEN_FORMAT_GRAY8, 0),
               dst = any_new(w, h, LUMEN_FORMAT_GRAY8, 0);
@@ -1605,6 +1610,17 @@ static void check_box_filter(void) {
         CHECK(any_same(&dst, &want), "box %dx%d, S = %d", w, h, sum);
         any_free(&src), any_free(&dst), any_free(&want);
     }
+    /* 8-bit, 2 <= n <= 185: the generator's rounding, floor(x / n) = ((x * M) >> 16) >> sh with
+     * sh = floor(log2(n - 1)), M = ceil(2^(16 + sh) / n) < 2^16, for every x <= 255 n + n/2 */
+    int rule_bad = 0;
+    for (uint32_t n = 2; n <= 185; n++) {
+        uint32_t sh = 0;
+        while ((n - 1) >> (sh + 1)) sh++;
+        uint32_t m = ((1u << (16 + sh)) + n - 1) / n;
+        rule_bad += m >= 65536;
+        for (uint32_t x = 0; x <= 255 * n + n / 2; x++) rule_bad += ((x * m) >> 16) >> sh != x / n;
+    }
+    CHECK(rule_bad == 0, "box filter: the multiply-high rounding is wrong %d times", rule_bad);
     /* a view: the result of the whole image, cropped */
     t_any a = any_new(300, 40, LUMEN_FORMAT_RGB8, 3), want = any_new(300, 40, LUMEN_FORMAT_RGB8, 0);
     t_any out = any_new(30, 20, LUMEN_FORMAT_RGB8, 1);
