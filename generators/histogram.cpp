@@ -67,9 +67,25 @@ public:
         output.dim(0).set_extent(channels);
         table.dim(0).set_bounds(0, 256);
         table.dim(1).set_bounds(0, channels);
-        lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c, x, y,
-                                    natural_vector_size<uint8_t>(), {1, 3, 4},
-                                    TailStrategy::GuardWithIf, true);  // may run in place
+        if (get_target().has_gpu_feature()) {
+            lumen::schedule_interleaved(output, channels, output.dim(1).extent(), get_target(), c,
+                                        x, y, natural_vector_size<uint8_t>(), {1, 3, 4},
+                                        TailStrategy::GuardWithIf, true);  // may run in place
+            return;
+        }
+        // CPU: scalar lookups, unrolled. Vectorized, each is a byte gather that LLVM splits into
+        // extracts and inserts: 2.7-3.7x slower (docs/performance.md, "LUT").
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        for (int k : {1, 3, 4}) {
+            output.specialize(channels == k)
+                .reorder(c, x, y)
+                .split(y, yo, yi, lumen::kRowsPerTask, TailStrategy::GuardWithIf)
+                .parallel(yo)
+                .unroll(c)
+                .split(x, xo, xi, k == 1 ? 8 : 2, TailStrategy::GuardWithIf)
+                .unroll(xi);
+        }
+        output.specialize_fail("lumen: unsupported channel count");
     }
 };
 
